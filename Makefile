@@ -1,0 +1,59 @@
+# The two commands: `make book` builds the site, `make test` checks everything.
+# `book` is also a folder name, so the targets must be phony (or make says "up to date").
+.PHONY: book test venv assets lint unit site-test browser benchmark sync-colab strip clean
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+VENDOR := site/static/attnbook-vendor
+
+book: venv assets
+	$(BIN)/jupyter-book build . -W -n --keep-going
+	@echo
+	@echo "Built _build/html. Open _build/html/index.html, or serve it:"
+	@echo "  $(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 8000"
+
+test: book lint unit browser site-test
+
+venv: $(VENV)/.installed
+$(VENV)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+assets: $(VENDOR)/.copied
+$(VENDOR)/.copied: package.json package-lock.json site/copy_assets.py
+	npm ci --no-audit --no-fund --ignore-scripts
+	$(BIN)/python site/copy_assets.py
+	touch $@
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+unit: venv
+	$(BIN)/pytest -q tests --ignore=tests/test_site.py
+
+# Debian's chromium drives the browser checks (Playwright cannot download a browser here).
+browser:
+	@command -v chromium >/dev/null || { \
+	  echo "installing Debian's chromium for the browser checks"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium; }
+
+site-test: venv browser
+	$(BIN)/pytest -q tests/test_site.py
+
+benchmark: venv assets
+	$(BIN)/python benchmarks/build_times.py
+
+# After changing repository.url or branch in _config.yml: rewrite each chapter's Colab cell.
+sync-colab: venv
+	$(BIN)/python site/colab.py
+
+strip: venv
+	$(BIN)/python site/strip_outputs.py
+
+clean:
+	rm -rf _build
