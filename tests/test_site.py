@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import shutil
 import threading
 from pathlib import Path
@@ -17,7 +18,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-SITE = Path(__file__).resolve().parent.parent / "_build" / "html"
+ROOT = Path(__file__).resolve().parent.parent
+SITE = Path(os.environ.get("ATTNBOOK_SITE", ROOT / "_build" / "html"))
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 QUIET_FLAGS = [
     "--no-sandbox",
@@ -127,7 +129,7 @@ def test_page_loads_cleanly(server, browser, path):
 
 
 def _check_explorers(page) -> None:
-    """Every explorer redraws after each of its sliders moves."""
+    """Every explorer redraws after each of its sliders and pickers changes."""
     if "application/vnd.jupyter.widget-state+json" not in page.content():
         return
     page.wait_for_selector(".attnbook-explorer svg", timeout=30_000)
@@ -142,10 +144,24 @@ def _check_explorers(page) -> None:
             slider.fill(str(target))  # sets the value and fires `input`
             after = explorer.locator("svg").first.inner_html()
             assert after != before, "explorer did not redraw after its slider moved"
+        for picker in explorer.locator("select").all():
+            options = picker.locator("option").all()
+            if len(options) < 2:
+                continue
+            before = explorer.locator("svg").first.inner_html()
+            current = picker.input_value()
+            other = next(
+                o.get_attribute("value") for o in options if o.get_attribute("value") != current
+            )
+            picker.select_option(other)
+            after = explorer.locator("svg").first.inner_html()
+            assert after != before, "explorer did not redraw after its picker changed"
 
 
 def test_every_page_checked():
     """The page list is not empty and contains every chapter of the table of contents."""
-    chapters = sorted(p.stem for p in (SITE.parent.parent / "notebooks").glob("*.ipynb"))
+    chapters = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
     built = {Path(p).stem for p in PAGES}
+    if "ATTNBOOK_SITE" in os.environ:  # a partial build of some chapters
+        chapters = [c for c in chapters if c in built]
     assert chapters and set(chapters) <= built, f"chapters missing from the site: {chapters}"

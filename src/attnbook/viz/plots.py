@@ -75,17 +75,22 @@ def plot_vectors(
     title: str | None = None,
     xlabel: str = "dimension",
     cmap: str = "RdBu_r",
+    column_labels: Sequence[str] | None = None,
 ) -> Figure:
-    """Rows of vectors (embeddings, queries, outputs…) as a diverging heatmap centred on 0."""
+    """Rows of vectors (embeddings, queries, outputs, raw scores…) as a diverging heatmap.
+
+    The colour scale is centred on 0; columns are numbered unless ``column_labels`` are given.
+    """
     x = _as_2d(vectors, "vectors")
     _check_labels(row_labels, x.shape[0], "row")
+    _check_labels(column_labels, x.shape[1], "column")
     if ax is None:
         _, ax = plt.subplots(figsize=(max(3.5, 1.2 + 0.45 * x.shape[1]), 0.8 + 0.45 * x.shape[0]))
     limit = max(1e-12, float(np.abs(x).max()))
     image = ax.imshow(x, cmap=cmap, vmin=-limit, vmax=limit, aspect="auto")
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="value")
     ax.set_yticks(range(x.shape[0]), row_labels if row_labels is not None else None)
-    ax.set_xticks(range(x.shape[1]))
+    ax.set_xticks(range(x.shape[1]), column_labels)
     ax.set_xlabel(xlabel)
     if title:
         ax.set_title(title)

@@ -1,27 +1,15 @@
-"""Explorers: anywidgets whose redrawing runs in the browser.
-
-Python computes the few numbers the browser needs and puts them in synced
-traits; each widget's small ES module (in ``js/``) draws and redraws from them.
-The widget state is saved with the notebook, so the same explorer works on the
-static book site (no kernel), in Colab and in JupyterLab.
-"""
+"""The attention explorer of the scaled dot-product attention chapter."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from pathlib import Path
 
 import anywidget
 import torch
 import traitlets
 
-_JS = Path(__file__).parent / "js"
-
-
-def _rounded(t: torch.Tensor, digits: int = 5) -> list:
-    """A tensor as nested lists of floats, rounded so the saved page stays small."""
-    return torch.round(t.detach().double().cpu(), decimals=digits).tolist()
+from attnbook.viz.explorers._base import module_source, rounded, stylesheet
 
 
 class AttentionExplorer(anywidget.AnyWidget):
@@ -31,8 +19,8 @@ class AttentionExplorer(anywidget.AnyWidget):
     browser recomputes the weights and the output Σⱼ wⱼ vⱼ when a slider moves.
     """
 
-    _esm = (_JS / "attention_explorer.js").read_text(encoding="utf-8")
-    _css = (_JS / "explorer.css").read_text(encoding="utf-8")
+    _esm = module_source("attention_explorer")
+    _css = stylesheet()
 
     tokens = traitlets.List(traitlets.Unicode()).tag(sync=True)
     scores = traitlets.List(traitlets.List(traitlets.Float())).tag(sync=True)
@@ -69,8 +57,8 @@ class AttentionExplorer(anywidget.AnyWidget):
         scores = q @ k.T / math.sqrt(q.size(1))  # (T, T): Q Kᵀ / √d_k
         super().__init__(
             tokens=list(tokens),
-            scores=_rounded(scores),
-            values=_rounded(v),
+            scores=rounded(scores),
+            values=rounded(v),
             query=query,
             temperature=float(temperature),
             **kwargs,

@@ -1,0 +1,16 @@
+"""Explorers: anywidgets whose redrawing runs in the browser.
+
+Python computes the few numbers the browser needs and puts them in synced
+traits; each widget's small ES module (in ``viz/js/``) draws and redraws from
+them. The widget state is saved with the notebook, so the same explorer works on
+the static book site (no kernel), in Colab and in JupyterLab.
+
+Conventions every explorer follows (the site's browser test relies on them): the
+ES module draws into a root ``<div class="attnbook-explorer">`` holding an
+``<svg>``, and its controls are ``<input type="range">`` or ``<select>``
+elements; moving any of them redraws the SVG.
+"""
+
+from attnbook.viz.explorers.attention import AttentionExplorer
+
+__all__ = ["AttentionExplorer"]
