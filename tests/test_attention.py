@@ -199,3 +199,20 @@ def test_device_agnostic_on_available_devices():
         mask = torch.ones(5, 7, dtype=torch.bool, device=device).tril()
         out, w = scaled_dot_product_attention(q, k, v, mask=mask)
         assert out.device.type == device and w.device.type == device
+
+
+def test_multi_head_uses_its_attention_function():
+    calls = []
+
+    def uniform(q, k, v, mask):  # (B, h, T, d_k): ignore the scores, average the values
+        calls.append(q.shape)
+        w = torch.full((*q.shape[:-1], k.size(-2)), 1.0 / k.size(-2), dtype=q.dtype)
+        return w @ v, w
+
+    mha = MultiHeadAttention(8, 2, attention=uniform).eval()
+    x = torch.randn(1, 5, 8)
+    out, weights = mha(x, x, x)
+    assert calls == [(1, 2, 5, 4)]
+    torch.testing.assert_close(weights, torch.full((1, 2, 5, 5), 0.2))
+    v = mha.W_V(x).mean(dim=1, keepdim=True).expand(1, 5, 8)  # every position: the mean value
+    torch.testing.assert_close(out, mha.W_O(v))

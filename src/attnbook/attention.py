@@ -1,13 +1,14 @@
 """Scaled dot-product attention and multi-head attention — §3.2 of the paper.
 
 Masks are boolean with ``True`` where attention is *allowed*, the convention of
-:func:`torch.nn.functional.scaled_dot_product_attention`. Functions return what
+``torch.nn.functional.scaled_dot_product_attention``. Functions return what
 they computed (output *and* weights); nothing is stored on a module.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
@@ -123,15 +124,31 @@ def padding_mask(lengths: Tensor | list[int], T: int | None = None) -> Tensor:
     return (positions[None, :] < lengths[:, None])[:, None, :]  # (B, 1, T)
 
 
+# (q, k, v, mask) -> (output, weights or None), on (B, h, T, d_k) tensors
+AttentionFn = Callable[[Tensor, Tensor, Tensor, Tensor | None], tuple[Tensor, Tensor | None]]
+
+
 class MultiHeadAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1, …, head_h) W_O — §3.2.2.
 
     head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i). The h heads' projections are
     stored side by side in one ``nn.Linear`` per matrix (``W_Q``, ``W_K``,
     ``W_V``: d_model → h·d_k), which is the same as h separate d_model → d_k maps.
+
+    ``attention`` computes each head; by default :func:`scaled_dot_product_attention`.
+    Any function with its signature ``(q, k, v, mask) -> (output, weights)`` can stand
+    in (the efficient-attention chapter swaps in local and linear variants; those may
+    return ``None`` for the weights).
     """
 
-    def __init__(self, d_model: int, h: int, dropout: float = 0.0, bias: bool = True) -> None:
+    def __init__(
+        self,
+        d_model: int,
+        h: int,
+        dropout: float = 0.0,
+        bias: bool = True,
+        attention: AttentionFn | None = None,
+    ) -> None:
         super().__init__()
         if d_model < 1 or h < 1:
             raise ValueError(f"d_model and h must be positive, got d_model={d_model}, h={h}")
@@ -145,6 +162,7 @@ class MultiHeadAttention(nn.Module):
         self.W_V = nn.Linear(d_model, d_model, bias=bias)
         self.W_O = nn.Linear(d_model, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
+        self.attention = attention or scaled_dot_product_attention
 
     def _split_heads(self, x: Tensor) -> Tensor:
         B, T, _ = x.shape
@@ -169,8 +187,8 @@ class MultiHeadAttention(nn.Module):
         q = self._split_heads(self.W_Q(query))  # (B, h, T_q, d_k)
         k = self._split_heads(self.W_K(key))  # (B, h, T_k, d_k)
         v = self._split_heads(self.W_V(value))  # (B, h, T_k, d_k)
-        heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)  # (B, h, T_q, d_k)
-        if self.training and self.dropout.p > 0:
+        heads, weights = self.attention(q, k, v, mask)  # (B, h, T_q, d_k), (B, h, T_q, T_k)
+        if self.training and self.dropout.p > 0 and weights is not None:
             heads = self.dropout(weights) @ v  # attention dropout, as in the reference code
         B, _, T_q, _ = heads.shape
         concat = heads.transpose(1, 2).reshape(B, T_q, self.d_model)  # (B, T_q, h·d_k)

@@ -12,5 +12,22 @@ elements; moving any of them redraws the SVG.
 """
 
 from attnbook.viz.explorers.attention import AttentionExplorer
+from attnbook.viz.explorers.cross_attention import CrossAttentionExplorer
+from attnbook.viz.explorers.positional import (
+    PECurvesExplorer,
+    PEHeatmapExplorer,
+    PERotationExplorer,
+)
+from attnbook.viz.explorers.rnn import GradientDecayExplorer, TimingExplorer
+from attnbook.viz.explorers.scaling import ScalingExplorer
 
-__all__ = ["AttentionExplorer"]
+__all__ = [
+    "AttentionExplorer",
+    "CrossAttentionExplorer",
+    "GradientDecayExplorer",
+    "PECurvesExplorer",
+    "PEHeatmapExplorer",
+    "PERotationExplorer",
+    "ScalingExplorer",
+    "TimingExplorer",
+]

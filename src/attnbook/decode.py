@@ -1,0 +1,124 @@
+"""Generating a target sequence from a trained encoder–decoder: greedy and beam search (§6.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor
+
+from attnbook.data import Vocabulary, check_date_input, pad_batch
+from attnbook.model import Transformer
+
+
+def _check_src(src: Tensor) -> None:
+    if src.dim() != 2 or src.size(1) == 0:
+        raise ValueError(f"src must be a non-empty (B, S) tensor of ids, got {tuple(src.shape)}")
+
+
+@torch.no_grad()
+def greedy_decode(
+    model: Transformer, src: Tensor, max_len: int, bos_id: int = 1, eos_id: int = 2
+) -> Tensor:
+    """Pick the most likely next token, one position at a time.
+
+    Returns ``(B, ≤ max_len)`` ids without ``<bos>``; finished rows are padded.
+    """
+    _check_src(src)
+    memory, _ = model.encode(src)
+    ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)
+    done = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
+    for _ in range(max_len):
+        logits, _, _ = model.decode(ys, memory, src)  # (B, t, V)
+        nxt = logits[:, -1].argmax(-1).masked_fill(done, model.config.pad_id)  # (B,)
+        ys = torch.cat([ys, nxt[:, None]], dim=1)
+        done |= nxt == eos_id
+        if done.all():
+            break
+    return ys[:, 1:]
+
+
+def length_penalty(length: int, alpha: float) -> float:
+    """``lp(Y) = ((5 + len(Y)) / 6)^α`` (Wu et al., 2016), used with α = 0.6 in §6.1."""
+    return ((5 + length) / 6) ** alpha
+
+
+@torch.no_grad()
+def beam_search(
+    model: Transformer,
+    src: Tensor,
+    max_len: int,
+    beam_size: int = 4,
+    alpha: float = 0.6,
+    bos_id: int = 1,
+    eos_id: int = 2,
+) -> tuple[list[int], float]:
+    """Keep the ``beam_size`` best partial targets of one source ``(1, S)``.
+
+    Hypotheses are ranked by log P(Y | X) / lp(Y). Returns the best ids (without
+    ``<bos>``, ending in ``<eos>`` unless ``max_len`` was reached) and its log-probability.
+    """
+    _check_src(src)
+    if src.size(0) != 1:
+        raise ValueError(f"beam_search decodes one source at a time, got a batch of {src.size(0)}")
+    if beam_size < 1:
+        raise ValueError(f"beam_size must be at least 1, got {beam_size}")
+    memory, _ = model.encode(src)
+    beams = [([bos_id], 0.0)]  # (ids, log-probability)
+    finished: list[tuple[list[int], float]] = []
+    for _ in range(max_len):
+        ys = torch.tensor([ids for ids, _ in beams], device=src.device)  # (k, t)
+        k = ys.size(0)
+        logits, _, _ = model.decode(ys, memory.expand(k, -1, -1), src.expand(k, -1))
+        logp = torch.log_softmax(logits[:, -1].double(), dim=-1)  # (k, V)
+        total = torch.tensor([lp for _, lp in beams], dtype=torch.double, device=src.device)
+        scores, flat = (total[:, None] + logp).flatten().topk(min(beam_size, logp.numel()))
+        V = logp.size(-1)
+        beams = []
+        for score, index in zip(scores.tolist(), flat.tolist()):
+            ids = [*ys[index // V].tolist(), index % V]
+            (finished if ids[-1] == eos_id else beams).append((ids, score))
+        if not beams or (
+            len(finished) >= beam_size
+            and max(f[1] / length_penalty(len(f[0]) - 1, alpha) for f in finished)
+            >= max(b[1] for b in beams) / length_penalty(max_len, alpha)
+        ):
+            break
+    candidates = finished or beams
+    best_ids, best_lp = max(candidates, key=lambda c: c[1] / length_penalty(len(c[0]) - 1, alpha))
+    return best_ids[1:], best_lp
+
+
+def translate(
+    model: Transformer,
+    texts: Sequence[str],
+    vocab: Vocabulary,
+    max_len: int = 12,
+    beam_size: int | None = None,
+) -> list[str]:
+    """Decode each input string; bad input (unknown characters, empty, too long) is a
+    ValueError saying which input and why."""
+    device = next(model.parameters()).device
+    ids = []
+    for i, text in enumerate(texts):
+        try:
+            ids.append(check_date_input(text, vocab))
+        except ValueError as e:
+            raise ValueError(f"input {i} ({text!r}): {e}") from None
+    model.eval()
+    if beam_size is None:
+        src = pad_batch(ids, vocab.pad_id).to(device)
+        out = greedy_decode(model, src, max_len, vocab.bos_id, vocab.eos_id)
+        return [vocab.decode(row) for row in out]
+    results = []
+    for seq in ids:
+        best, _ = beam_search(
+            model,
+            torch.tensor([seq], device=device),
+            max_len,
+            beam_size,
+            bos_id=vocab.bos_id,
+            eos_id=vocab.eos_id,
+        )
+        results.append(vocab.decode(best))
+    return results

@@ -1,0 +1,119 @@
+"""The book's two standard training runs, in one place for the chapters, the benchmark and
+the shipped checkpoint: the date translator and the copy task.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from importlib import resources
+
+import torch
+from torch import Tensor
+
+from attnbook.data import (
+    COPY_VOCAB,
+    DATE_VOCAB,
+    copy_batch,
+    date_examples,
+    date_split,
+    encode_pairs,
+)
+from attnbook.decode import greedy_decode, translate
+from attnbook.model import Transformer, TransformerConfig, load_checkpoint
+from attnbook.train import train, warmup_linear_decay
+from attnbook.utils import set_seed
+
+DATE_CHECKPOINT = "dates_tiny.safetensors"
+
+
+def date_batches(dates: Sequence, batch_size: int, seed: int) -> Iterator[tuple[Tensor, Tensor]]:
+    """Endless batches of fresh (date, format) draws from ``dates``."""
+    rng = random.Random(seed)
+    while True:
+        examples = date_examples(dates, batch_size, seed=rng.randrange(2**31))
+        yield encode_pairs([(s, t) for s, t, _ in examples])
+
+
+def train_date_model(
+    steps: int = 600,
+    batch_size: int = 128,
+    peak_lr: float = 5e-3,
+    warmup: int = 60,
+    seed: int = 0,
+    device: str | torch.device = "cpu",
+    progress: bool = True,
+    **config_overrides,
+) -> tuple[Transformer, dict[str, list[float]]]:
+    """Train ``TransformerConfig.tiny`` on the date task (train split of ``date_split(0)``)."""
+    set_seed(seed)
+    train_dates, _ = date_split(seed=0)
+    config = TransformerConfig.tiny(len(DATE_VOCAB), **config_overrides)
+    model = Transformer(config).to(device)
+    history = train(
+        model,
+        date_batches(train_dates, batch_size, seed),
+        steps,
+        lambda s: warmup_linear_decay(s, peak_lr, warmup, steps),
+        progress=progress,
+        desc="dates",
+    )
+    return model, history
+
+
+def held_out_dates(n: int = 1000, seed: int = 123) -> list[tuple[str, str, str]]:
+    """``n`` (source, ISO, format) examples whose dates never occur in training."""
+    _, held = date_split(seed=0)
+    return date_examples(held, n, seed=seed)
+
+
+def date_accuracy(
+    model: Transformer, examples: Sequence[tuple[str, str, str]]
+) -> tuple[float, dict[str, float], list[str]]:
+    """Exact-match accuracy overall and per input format, and the predictions (greedy)."""
+    predictions = translate(model, [s for s, _, _ in examples], DATE_VOCAB)
+    right, total = Counter(), Counter()
+    for p, (_, y, fmt) in zip(predictions, examples):
+        total[fmt] += 1
+        right[fmt] += p == y
+    per_format = {f: right[f] / total[f] for f in total}
+    return sum(right.values()) / len(examples), per_format, predictions
+
+
+def load_date_model(device: str | torch.device = "cpu") -> Transformer:
+    """The date translator shipped with the package (trained by ``train_date_model()``)."""
+    path = resources.files("attnbook.checkpoints").joinpath(DATE_CHECKPOINT)
+    with resources.as_file(path) as file:
+        model, _ = load_checkpoint(file, device=device)
+    return model
+
+
+def train_copy_model(
+    steps: int = 400,
+    batch_size: int = 64,
+    T: int = 10,
+    seed: int = 0,
+    progress: bool = True,
+) -> tuple[Transformer, dict[str, list[float]]]:
+    """The classic copy task (vocabulary 11, length 10) on ``TransformerConfig.tiny``."""
+    set_seed(seed)
+    g = torch.Generator().manual_seed(seed)
+    model = Transformer(TransformerConfig.tiny(COPY_VOCAB))
+    batches = iter(lambda: copy_batch(batch_size, T, generator=g), None)
+    history = train(
+        model,
+        batches,
+        steps,
+        lambda s: warmup_linear_decay(s, 5e-3, 30, steps),
+        progress=progress,
+        desc="copy",
+    )
+    return model, history
+
+
+def copy_accuracy(model: Transformer, n: int = 1000, T: int = 10, seed: int = 1) -> float:
+    """Fraction of ``n`` fresh sequences copied exactly by greedy decoding."""
+    src, _ = copy_batch(n, T, generator=torch.Generator().manual_seed(seed))
+    out = greedy_decode(model, src, max_len=T + 1)
+    return (out[:, :T] == src).all(dim=1).float().mean().item()

@@ -1,0 +1,245 @@
+"""Why divide by √d_k — §3.2.1 of the paper and its footnote 4.
+
+Footnote 4: if the components of q and k are independent with mean 0 and
+variance 1, then q·k = Σᵢ qᵢkᵢ has mean 0 and variance d_k. Unscaled, the scores
+grow like √d_k and the softmax saturates, where its Jacobian
+
+    J = ∂ softmax(s) / ∂s = diag(p) − p pᵀ
+
+vanishes. This module measures all of that: samples of q·k, the softmax Jacobian
+and its norm, the entropy of the weights, saturation statistics for random
+queries and keys, and a one-layer attention model (with a free ``scale``) on a
+key–value retrieval task, used to train with scale 1, 1/√d_k and 1/d_k.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import torch
+from torch import Tensor, nn
+
+from attnbook.attention import scaled_dot_product_attention
+
+#: The three scalings the chapter compares: the factor multiplying q·k.
+SCALINGS: dict[str, str] = {"none": "1", "sqrt": "1/√d_k", "linear": "1/d_k"}
+
+
+def scale_factor(d_k: int, scaling: str) -> float:
+    """The factor on q·k: 1 (``"none"``), 1/√d_k (``"sqrt"``, Eq. 1), 1/d_k (``"linear"``)."""
+    if not isinstance(d_k, int) or d_k < 1:
+        raise ValueError(f"d_k must be a positive int, got {d_k!r}")
+    if scaling == "none":
+        return 1.0
+    if scaling == "sqrt":
+        return 1.0 / math.sqrt(d_k)
+    if scaling == "linear":
+        return 1.0 / d_k
+    raise ValueError(f"scaling must be one of {sorted(SCALINGS)}, got {scaling!r}")
+
+
+def dot_products(
+    d_k: int,
+    n: int,
+    sigma: float = 1.0,
+    generator: torch.Generator | None = None,
+    chunk: int = 4096,
+) -> Tensor:
+    """``n`` samples of q·k = Σᵢ qᵢkᵢ with qᵢ, kᵢ ~ N(0, σ²) independent (footnote 4).
+
+    Mean 0 and variance σ⁴·d_k. Drawn ``chunk`` pairs at a time to bound memory.
+    Returns a float32 tensor of shape ``(n,)``.
+    """
+    if not isinstance(d_k, int) or d_k < 1:
+        raise ValueError(f"d_k must be a positive int, got {d_k!r}")
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a positive int, got {n!r}")
+    if sigma <= 0:
+        raise ValueError(f"sigma must be positive, got {sigma}")
+    out = []
+    for start in range(0, n, chunk):
+        m = min(chunk, n - start)
+        q = sigma * torch.randn(m, d_k, generator=generator)  # (m, d_k)
+        k = sigma * torch.randn(m, d_k, generator=generator)  # (m, d_k)
+        out.append((q * k).sum(dim=-1))  # (m,)
+    return torch.cat(out)  # (n,)
+
+
+def entropy(p: Tensor, dim: int = -1) -> Tensor:
+    """H(p) = −Σⱼ pⱼ log pⱼ in nats along ``dim`` (0·log 0 = 0); between 0 and log T."""
+    if not isinstance(p, Tensor) or not p.is_floating_point():
+        raise ValueError("p must be a floating-point tensor of probabilities")
+    if (p < 0).any():
+        raise ValueError("p must be non-negative: it is a probability distribution")
+    return -torch.special.xlogy(p, p).sum(dim=dim)
+
+
+def _check_scores(scores: Tensor) -> None:
+    if not isinstance(scores, Tensor) or not scores.is_floating_point():
+        raise ValueError("scores must be a floating-point tensor of shape (..., T)")
+    if scores.dim() < 1 or scores.size(-1) == 0:
+        raise ValueError(f"scores must have shape (..., T) with T ≥ 1, got {tuple(scores.shape)}")
+
+
+def softmax_jacobian(scores: Tensor) -> Tensor:
+    """J = ∂p/∂s = diag(p) − p pᵀ with p = softmax(s), i.e. Jᵢⱼ = pᵢ(δᵢⱼ − pⱼ).
+
+    ``scores`` has shape ``(..., T)``; returns ``(..., T, T)``. J is symmetric and
+    its rows sum to 0. It vanishes when p is one-hot (saturated softmax).
+    """
+    _check_scores(scores)
+    p = torch.softmax(scores, dim=-1)  # (..., T)
+    return torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)  # (..., T, T)
+
+
+def softmax_jacobian_norm(scores: Tensor, ord: str | float = "fro") -> Tensor:
+    """‖diag(p) − p pᵀ‖ for p = softmax(scores), shape ``(...)``.
+
+    ``ord`` is passed to :func:`torch.linalg.matrix_norm`: ``"fro"`` (default) or
+    ``2`` (the spectral norm, the largest factor by which J stretches a gradient).
+    """
+    return torch.linalg.matrix_norm(softmax_jacobian(scores), ord=ord)
+
+
+class Saturation(NamedTuple):
+    """Per-query statistics of softmax(scale · q Kᵀ); each field has shape ``(n,)``."""
+
+    max_weight: Tensor  # maxⱼ pⱼ: 1/T when uniform, 1 when one-hot
+    entropy: Tensor  # H(p) in nats: log T when uniform, 0 when one-hot
+    jacobian_norm: Tensor  # ‖∂p/∂s‖_F = ‖diag(p) − p pᵀ‖_F: the gradient reaching the scores
+    query_jacobian_norm: Tensor  # ‖∂p/∂q‖_F = ‖J · scale · K‖_F: the gradient reaching the query
+    logit_std: Tensor  # standard deviation of the T scores of each query
+
+
+def softmax_saturation(
+    d_k: int,
+    scale: float,
+    T: int = 16,
+    n: int = 1000,
+    generator: torch.Generator | None = None,
+    chunk: int = 256,
+) -> Saturation:
+    """How saturated softmax(scale · q·kⱼ) is for random q, k₁..k_T ~ N(0, I_{d_k}).
+
+    Draws ``n`` independent queries, each with its own ``T`` keys, and returns the
+    :class:`Saturation` statistics of each query's weights p = softmax(s),
+    sⱼ = scale · q·kⱼ. Since s = scale · K q, the chain rule gives
+    ∂p/∂q = J · scale · K with J = diag(p) − p pᵀ.
+    """
+    if not isinstance(d_k, int) or d_k < 1:
+        raise ValueError(f"d_k must be a positive int, got {d_k!r}")
+    if not (isinstance(T, int) and T >= 2 and isinstance(n, int) and n >= 1):
+        raise ValueError(f"need T ≥ 2 keys and n ≥ 1 queries, got T={T!r}, n={n!r}")
+    if scale <= 0:
+        raise ValueError(f"scale must be positive, got {scale}")
+    parts = []
+    for start in range(0, n, chunk):
+        m = min(chunk, n - start)
+        q = torch.randn(m, d_k, 1, generator=generator)  # (m, d_k, 1)
+        K = torch.randn(m, T, d_k, generator=generator)  # (m, T, d_k)
+        s = scale * (K @ q).squeeze(-1)  # (m, T): the scores
+        p = torch.softmax(s, dim=-1)  # (m, T)
+        J = softmax_jacobian(s)  # (m, T, T)
+        dp_dq = J @ (scale * K)  # (m, T, d_k)
+        parts.append(
+            torch.stack(
+                [
+                    p.max(dim=-1).values,
+                    entropy(p),
+                    torch.linalg.matrix_norm(J),
+                    torch.linalg.matrix_norm(dp_dq),
+                    s.std(dim=-1),
+                ]
+            )
+        )  # (5, m)
+    return Saturation(*torch.cat(parts, dim=1))
+
+
+class RetrievalBatch(NamedTuple):
+    """A batch of the key–value retrieval task."""
+
+    keys: Tensor  # (B, T) key ids, distinct within each sequence
+    values: Tensor  # (B, T) value ids, one per key
+    query: Tensor  # (B,) one of the sequence's keys
+    target: Tensor  # (B,) the value stored under that key
+    position: Tensor  # (B,) where the queried key sits: the key attention should find
+
+
+def retrieval_batch(
+    B: int,
+    T: int = 16,
+    n_keys: int = 32,
+    n_values: int = 16,
+    generator: torch.Generator | None = None,
+    device: torch.device | str | None = None,
+) -> RetrievalBatch:
+    """Key–value retrieval: T (key, value) pairs and a query key; answer its value.
+
+    One attention layer solves it exactly by putting all its weight on the pair
+    whose key equals the query, so the task rewards a sharp, content-based
+    attention pattern. Chance accuracy is 1/n_values.
+    """
+    if not all(isinstance(x, int) and x >= 1 for x in (B, T, n_keys, n_values)):
+        raise ValueError(
+            f"B, T, n_keys, n_values must be positive ints, got {B, T, n_keys, n_values}"
+        )
+    if T > n_keys:
+        raise ValueError(f"T={T} distinct keys need n_keys ≥ T, got n_keys={n_keys}")
+    keys = torch.rand(B, n_keys, generator=generator).argsort(dim=-1)[:, :T]  # (B, T)
+    values = torch.randint(n_values, (B, T), generator=generator)  # (B, T)
+    position = torch.randint(T, (B,), generator=generator)  # (B,)
+    rows = torch.arange(B)
+    batch = RetrievalBatch(keys, values, keys[rows, position], values[rows, position], position)
+    return RetrievalBatch(*(t.to(device) for t in batch))
+
+
+class RetrievalAttention(nn.Module):
+    """One attention head with a free ``scale``: softmax(scale · q Kᵀ) V, then a readout.
+
+    Pair j is embedded as xⱼ = (E_key[keyⱼ] + E_value[valueⱼ]) / √2 and the query as
+    E_key[query]; with N(0, 1) embeddings and W_Q, W_K ~ N(0, 1/d_model), the
+    components of q = x W_Q and k = x W_K start with variance ≈ 1: footnote 4's
+    assumption. ``scale`` is the factor on q·k (1/√d_k in the paper).
+    """
+
+    def __init__(
+        self, d_model: int, d_k: int, scale: float, n_keys: int = 32, n_values: int = 16
+    ) -> None:
+        super().__init__()
+        if min(d_model, d_k, n_keys, n_values) < 1:
+            raise ValueError(
+                f"sizes must be positive: d_model={d_model}, d_k={d_k}, "
+                f"n_keys={n_keys}, n_values={n_values}"
+            )
+        if scale <= 0:
+            raise ValueError(f"scale must be positive, got {scale}")
+        self.d_model, self.d_k, self.scale = d_model, d_k, float(scale)
+        self.E_key = nn.Embedding(n_keys, d_model)
+        self.E_value = nn.Embedding(n_values, d_model)
+        self.W_Q = nn.Linear(d_model, d_k, bias=False)
+        self.W_K = nn.Linear(d_model, d_k, bias=False)
+        self.W_V = nn.Linear(d_model, d_model, bias=False)
+        self.readout = nn.Linear(d_model, n_values)
+        for W in (self.W_Q, self.W_K, self.W_V):
+            nn.init.normal_(W.weight, std=1.0 / math.sqrt(d_model))
+
+    def forward(self, keys: Tensor, values: Tensor, query: Tensor) -> tuple[Tensor, Tensor]:
+        """``keys``, ``values``: ``(B, T)`` ids; ``query``: ``(B,)``.
+
+        Returns ``(logits, weights)``: ``(B, n_values)`` and ``(B, T)``.
+        """
+        if keys.dim() != 2 or keys.shape != values.shape or query.shape != keys.shape[:1]:
+            raise ValueError(
+                "keys and values must be (B, T) and query (B,); got "
+                f"{tuple(keys.shape)}, {tuple(values.shape)}, {tuple(query.shape)}"
+            )
+        x = (self.E_key(keys) + self.E_value(values)) / math.sqrt(2)  # (B, T, d_model)
+        x_q = self.E_key(query).unsqueeze(1)  # (B, 1, d_model)
+        q, k, v = (
+            self.W_Q(x_q),
+            self.W_K(x),
+            self.W_V(x),
+        )  # (B, 1, d_k), (B, T, d_k), (B, T, d_model)
+        out, weights = scaled_dot_product_attention(q, k, v, scale=self.scale)  # (B, 1, d_model)
+        return self.readout(out.squeeze(1)), weights.squeeze(1)  # (B, n_values), (B, T)
