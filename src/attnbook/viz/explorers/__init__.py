@@ -12,6 +12,7 @@ elements; moving any of them redraws the SVG.
 """
 
 from attnbook.viz.explorers.attention import AttentionExplorer
+from attnbook.viz.explorers.compress import QuantizationExplorer
 from attnbook.viz.explorers.cross_attention import CrossAttentionExplorer
 from attnbook.viz.explorers.positional import (
     PECurvesExplorer,
@@ -28,6 +29,7 @@ __all__ = [
     "PECurvesExplorer",
     "PEHeatmapExplorer",
     "PERotationExplorer",
+    "QuantizationExplorer",
     "ScalingExplorer",
     "TimingExplorer",
 ]

@@ -1,0 +1,227 @@
+"""Making a trained model smaller for deployment: int8 weights and knowledge distillation.
+
+Quantization (Jacob et al., 2018) stores each weight matrix as 8-bit integers and one
+float scale per output channel. Distillation (Hinton, Vinyals & Dean, 2015) trains a
+smaller student on the teacher's softened output distribution.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Iterator
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from tqdm.auto import tqdm
+
+from attnbook.model import Transformer
+
+# ---------------------------------------------------------------- quantization
+
+
+def _qmax(bits: int) -> int:
+    if not isinstance(bits, int) or not 2 <= bits <= 8:
+        raise ValueError(f"bits must be an int in 2..8, got {bits!r}")
+    return 2 ** (bits - 1) - 1  # 127 for int8: the symmetric range [-127, 127]
+
+
+def quantize_per_channel(W: Tensor, bits: int = 8) -> tuple[Tensor, Tensor]:
+    """Symmetric per-output-channel quantization of a weight matrix ``W`` ``(d_out, d_in)``.
+
+        scale_c = max_j |W_cj| / 127,   q_cj = clamp(round(W_cj / scale_c), -127, 127)
+
+    (127 = 2^(bits-1) - 1 for ``bits`` = 8.) Returns ``q`` ``(d_out, d_in)`` int8 and
+    ``scale`` ``(d_out,)`` float32. A row of zeros gets scale 1 (its q is 0 anyway).
+    Dequantizing, ``q_cj · scale_c``, is off by at most ``scale_c / 2`` per element.
+    """
+    qmax = _qmax(bits)
+    if not isinstance(W, Tensor) or W.dim() != 2 or not W.is_floating_point():
+        shape = tuple(W.shape) if isinstance(W, Tensor) else type(W).__name__
+        dtype = W.dtype if isinstance(W, Tensor) else ""
+        raise ValueError(f"W must be a 2-D float tensor (d_out, d_in), got {shape} {dtype}")
+    if not torch.isfinite(W).all():
+        raise ValueError("W contains NaN or infinite values: they have no int8 code")
+    W = W.detach().float()
+    amax = W.abs().amax(dim=1)  # (d_out,)
+    scale = torch.where(amax > 0, amax / qmax, torch.ones_like(amax))  # (d_out,)
+    q = torch.clamp(torch.round(W / scale[:, None]), -qmax, qmax)  # (d_out, d_in)
+    return q.to(torch.int8), scale
+
+
+def dequantize_per_channel(q: Tensor, scale: Tensor) -> Tensor:
+    """Ŵ_cj = q_cj · scale_c: the float32 ``(d_out, d_in)`` matrix the codes stand for."""
+    if q.dim() != 2 or q.dtype != torch.int8:
+        raise ValueError(f"q must be a 2-D int8 tensor, got {tuple(q.shape)} {q.dtype}")
+    if scale.shape != (q.size(0),) or not scale.is_floating_point():
+        raise ValueError(
+            f"scale must be a float tensor of shape ({q.size(0)},) (one per row of q), "
+            f"got {tuple(scale.shape)} {scale.dtype}"
+        )
+    return q.float() * scale[:, None]  # (d_out, d_in)
+
+
+class Int8Linear(nn.Module):
+    """A linear layer whose weight is stored as int8 codes and per-row scales.
+
+        y = x Ŵᵀ + b,   Ŵ_cj = q_cj · scale_c   (the bias stays float)
+
+    The forward pass dequantizes on the fly and then runs an ordinary float matmul: the
+    model is ~4× smaller to store, but no faster (real speed-ups need int8 kernels).
+    """
+
+    def __init__(self, q: Tensor, scale: Tensor, bias: Tensor | None) -> None:
+        super().__init__()
+        dequantize_per_channel(q, scale)  # validates the shapes and dtypes
+        if bias is not None and bias.shape != (q.size(0),):
+            raise ValueError(f"bias must have shape ({q.size(0)},), got {tuple(bias.shape)}")
+        self.register_buffer("weight_int8", q)  # (d_out, d_in) int8
+        self.register_buffer("scale", scale.float())  # (d_out,)
+        self.bias = None if bias is None else nn.Parameter(bias.detach().clone())
+
+    @classmethod
+    def from_linear(cls, linear: nn.Linear, bits: int = 8) -> Int8Linear:
+        """Quantize the weight of a trained ``nn.Linear``."""
+        q, scale = quantize_per_channel(linear.weight, bits)
+        return cls(q, scale, linear.bias)
+
+    @property
+    def in_features(self) -> int:
+        return self.weight_int8.size(1)
+
+    @property
+    def out_features(self) -> int:
+        return self.weight_int8.size(0)
+
+    def forward(self, x: Tensor) -> Tensor:
+        W = dequantize_per_channel(self.weight_int8, self.scale).to(x.dtype)  # (d_out, d_in)
+        return F.linear(x, W, self.bias)  # (..., d_out)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, int8"
+
+
+def quantize_linears(model: nn.Module, bits: int = 8) -> nn.Module:
+    """A copy of ``model`` with every ``nn.Linear`` replaced by an :class:`Int8Linear`.
+
+    Embeddings, LayerNorms and biases stay float32; ``model`` itself is not changed.
+    """
+    _qmax(bits)
+    quantized = copy.deepcopy(model)
+    # named_modules lists parents first; replace leaves through their parent
+    for module in list(quantized.modules()):
+        for child_name, child in list(module.named_children()):
+            if type(child) is nn.Linear:
+                setattr(module, child_name, Int8Linear.from_linear(child, bits))
+    return quantized.eval()
+
+
+def linear_weight_bytes(model: nn.Module) -> dict[str, int]:
+    """Bytes held by the weight matrices of the linear layers (float or int8 + scales),
+    and by everything else (embeddings, LayerNorms, biases)."""
+    linear = 0
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            linear += module.weight.numel() * module.weight.element_size()
+        elif isinstance(module, Int8Linear):
+            linear += module.weight_int8.numel() + module.scale.numel() * 4
+    total = sum(t.numel() * t.element_size() for t in model.state_dict().values())
+    return {"linear_weights": linear, "other": total - linear, "total": total}
+
+
+# ---------------------------------------------------------------- distillation
+
+
+def soft_target_kl(student_logits: Tensor, teacher_logits: Tensor, T: float = 2.0) -> Tensor:
+    """T² · KL(p_T^teacher ‖ p_T^student) per position, with p_T = softmax(z / T).
+
+        KL(p ‖ q) = Σ_i p_i (log p_i − log q_i)
+
+    Hinton et al. (2015, §2): the T² keeps the soft-target gradients on the same scale
+    as the hard-label ones when T changes. Logits ``(..., V)``; returns ``(...)``.
+    """
+    if student_logits.shape != teacher_logits.shape:
+        raise ValueError(
+            f"student and teacher logits differ in shape: {tuple(student_logits.shape)} "
+            f"vs {tuple(teacher_logits.shape)}"
+        )
+    if not T > 0:
+        raise ValueError(f"temperature T must be positive, got {T}")
+    log_q = F.log_softmax(student_logits / T, dim=-1)  # student, (..., V)
+    log_p = F.log_softmax(teacher_logits.detach() / T, dim=-1)  # teacher, (..., V)
+    return T**2 * (log_p.exp() * (log_p - log_q)).sum(-1)  # (...)
+
+
+def distillation_loss(
+    student_logits: Tensor,
+    teacher_logits: Tensor,
+    targets: Tensor,
+    T: float = 2.0,
+    alpha: float = 0.5,
+    ignore_index: int = 0,
+) -> Tensor:
+    """L = α · T² · KL(p_T^teacher ‖ p_T^student) + (1 − α) · CE(y, p_1^student).
+
+    Both terms are averaged over the positions whose target is not ``ignore_index``.
+    Logits ``(B, T_out, V)``, targets ``(B, T_out)``. α = 0 is ordinary cross-entropy.
+    """
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    if student_logits.shape[:-1] != targets.shape:
+        raise ValueError(
+            f"targets {tuple(targets.shape)} do not match logits {tuple(student_logits.shape)}"
+        )
+    keep = targets != ignore_index  # (B, T_out)
+    if not keep.any():
+        raise ValueError("every target equals ignore_index: nothing to learn from")
+    soft = soft_target_kl(student_logits, teacher_logits, T)[keep].mean()
+    hard = F.cross_entropy(student_logits[keep], targets[keep])
+    return alpha * soft + (1 - alpha) * hard
+
+
+def distill(
+    student: Transformer,
+    teacher: Transformer,
+    batches: Iterator[tuple[Tensor, Tensor]],
+    steps: int,
+    lr: Callable[[int], float],
+    T: float = 2.0,
+    alpha: float = 0.5,
+    progress: bool = True,
+    desc: str = "distilling",
+) -> dict[str, list[float]]:
+    """Train ``student`` on :func:`distillation_loss` against a frozen ``teacher``.
+
+    The same optimizer as :func:`attnbook.train.train` (Adam, β = (0.9, 0.98), ε = 1e-9,
+    learning rate ``lr(step)``), so with α = 0 the two runs are identical.
+    Returns the per-step ``loss``, ``lr`` and elapsed ``seconds``.
+    """
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}")
+    device = next(student.parameters()).device
+    optimizer = torch.optim.AdamW(
+        student.parameters(), lr=lr(1), betas=(0.9, 0.98), eps=1e-9, weight_decay=0.0
+    )
+    history: dict[str, list[float]] = {"loss": [], "lr": [], "seconds": []}
+    teacher.eval()
+    student.train()
+    start = time.perf_counter()
+    for step in tqdm(range(1, steps + 1), desc=desc, disable=not progress, mininterval=0.5):
+        src, tgt = (t.to(device) for t in next(batches))
+        for group in optimizer.param_groups:
+            group["lr"] = lr(step)
+        with torch.no_grad():
+            teacher_logits, _ = teacher(src, tgt[:, :-1])  # (B, T_out, V)
+        student_logits, _ = student(src, tgt[:, :-1])
+        loss = distillation_loss(
+            student_logits, teacher_logits, tgt[:, 1:], T, alpha, student.config.pad_id
+        )
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        history["loss"].append(loss.item())
+        history["lr"].append(lr(step))
+        history["seconds"].append(time.perf_counter() - start)
+    student.eval()
+    return history
