@@ -14,6 +14,7 @@ elements; moving any of them redraws the SVG.
 from attnbook.viz.explorers.attention import AttentionExplorer
 from attnbook.viz.explorers.compress import QuantizationExplorer
 from attnbook.viz.explorers.cross_attention import CrossAttentionExplorer
+from attnbook.viz.explorers.modern import PatchAttentionExplorer
 from attnbook.viz.explorers.positional import (
     PECurvesExplorer,
     PEHeatmapExplorer,
@@ -26,6 +27,7 @@ __all__ = [
     "AttentionExplorer",
     "CrossAttentionExplorer",
     "GradientDecayExplorer",
+    "PatchAttentionExplorer",
     "PECurvesExplorer",
     "PEHeatmapExplorer",
     "PERotationExplorer",
