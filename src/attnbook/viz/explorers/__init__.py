@@ -14,6 +14,7 @@ elements; moving any of them redraws the SVG.
 from attnbook.viz.explorers.attention import AttentionExplorer
 from attnbook.viz.explorers.compress import QuantizationExplorer
 from attnbook.viz.explorers.cross_attention import CrossAttentionExplorer
+from attnbook.viz.explorers.efficient import SparsityExplorer
 from attnbook.viz.explorers.modern import PatchAttentionExplorer
 from attnbook.viz.explorers.positional import (
     PECurvesExplorer,
@@ -33,5 +34,6 @@ __all__ = [
     "PERotationExplorer",
     "QuantizationExplorer",
     "ScalingExplorer",
+    "SparsityExplorer",
     "TimingExplorer",
 ]
