@@ -31,10 +31,21 @@ from attnbook.recipes import (
 OUT = Path(__file__).resolve().parent / "results" / "train_times.md"
 
 
+def steps_per_second(threads: int, steps: int = 60) -> float:
+    """Training speed of the date model with ``threads`` intra-op threads."""
+    torch.set_num_threads(threads)
+    start = time.perf_counter()
+    train_date_model(steps=steps, warmup=10, progress=False)
+    return steps / (time.perf_counter() - start)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--save", action="store_true", help="write the shipped checkpoint")
     args = parser.parse_args()
+    cores = os.cpu_count() or 1
+    speed = {n: steps_per_second(n) for n in sorted({1, min(2, cores), cores})}
+    torch.set_num_threads(min(2, cores))  # PyTorch's default on a 2-core machine
 
     start = time.perf_counter()
     dates, history = train_date_model(progress=False)
@@ -62,6 +73,9 @@ def main() -> int:
         "",
         "Date accuracy per input format: "
         + ", ".join(f"`{f}` {a:.1%}" for f, a in sorted(per_format.items())),
+        "",
+        "Date-model training speed by number of intra-op threads: "
+        + ", ".join(f"{n} thread{'s' * (n > 1)}: {v:.1f} steps/s" for n, v in speed.items()),
     ]
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(OUT.read_text(encoding="utf-8"))

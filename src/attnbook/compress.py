@@ -17,6 +17,7 @@ from torch import Tensor, nn
 from tqdm.auto import tqdm
 
 from attnbook.model import Transformer
+from attnbook.utils import flush_denormals
 
 # ---------------------------------------------------------------- quantization
 
@@ -30,7 +31,7 @@ def _qmax(bits: int) -> int:
 def quantize_per_channel(W: Tensor, bits: int = 8) -> tuple[Tensor, Tensor]:
     """Symmetric per-output-channel quantization of a weight matrix ``W`` ``(d_out, d_in)``.
 
-        scale_c = max_j |W_cj| / 127,   q_cj = clamp(round(W_cj / scale_c), -127, 127)
+        scale_c = max_j abs(W_cj) / 127,   q_cj = clamp(round(W_cj / scale_c), -127, 127)
 
     (127 = 2^(bits-1) - 1 for ``bits`` = 8.) Returns ``q`` ``(d_out, d_in)`` int8 and
     ``scale`` ``(d_out,)`` float32. A row of zeros gets scale 1 (its q is 0 anyway).
@@ -180,6 +181,7 @@ def distillation_loss(
     return alpha * soft + (1 - alpha) * hard
 
 
+@flush_denormals()
 def distill(
     student: Transformer,
     teacher: Transformer,

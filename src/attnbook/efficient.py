@@ -4,7 +4,7 @@ Full attention (Eq. 1, §3.2.1) forms the ``(T_q, T_k)`` score matrix Q Kᵀ: ti
 memory grow as n² in the sequence length n (§4, Table 1). This module measures that
 cost and implements the alternatives of the seed's "future directions":
 
-- **local** (sliding-window) attention, |i − j| ≤ w (Beltagy et al. 2020, Longformer);
+- **local** (sliding-window) attention, abs(i − j) ≤ w (Beltagy et al. 2020, Longformer);
 - **block-sparse** attention on a layout of b × b blocks (Child et al. 2019, Sparse
   Transformers), both computed block by block, never as a masked n × n matrix;
 - **LSH bucketing**, the idea of Reformer (Kitaev et al. 2020, §2): random rotations hash
@@ -132,7 +132,9 @@ def _check_positive(**values: int) -> None:
 def sliding_window_mask(
     T: int, window: int, causal: bool = False, device: torch.device | str | None = None
 ) -> Tensor:
-    """``(T, T)`` bool mask of local attention: True where |i − j| ≤ ``window`` (j ≤ i if causal).
+    """``(T, T)`` bool mask of local attention: True where abs(i − j) ≤ ``window``.
+
+    With ``causal``, also j ≤ i.
 
     Query i sees 2w + 1 keys (w + 1 when causal), fewer at the edges. For drawing and
     for checking :func:`sliding_window_attention`, which never builds it.
@@ -155,7 +157,7 @@ def block_layout(
 ) -> Tensor:
     """``(n_blocks, n_blocks)`` bool layout: which key blocks J each query block I reads.
 
-    - local: |I − J| ≤ ``local`` (0: the block diagonal only);
+    - local: abs(I − J) ≤ ``local`` (0: the block diagonal only);
     - global: the first ``global_blocks`` blocks read everything and are read by
       everything (Longformer's global tokens, at block granularity);
     - strided: (I − J) divisible by ``stride`` (Child et al. 2019's strided pattern, at
@@ -274,9 +276,9 @@ def sliding_window_attention(
     causal: bool = False,
     scale: float | None = None,
 ) -> tuple[Tensor, None]:
-    """Local attention: query i attends to keys j with |i − j| ≤ w (Beltagy et al. 2020).
+    """Local attention: query i attends to keys j with abs(i − j) ≤ w (Beltagy et al. 2020).
 
-    softmax over {j : |i − j| ≤ w, mask[i, j]} of q_i·k_j / √d_k, then Σ_j weights v_j.
+    softmax over {j : abs(i − j) ≤ w, mask[i, j]} of q_i·k_j / √d_k, then Σ_j weights v_j.
     Computed blockwise: queries in blocks of b (default b = w), each block against the
     strip of keys [start − w, end + w), a ``(b, b + 2w)`` score block (``(b, b + w)`` when
     causal). Time and memory O(n·(b + 2w)·d) instead of O(n²·d); no n × n tensor exists.
@@ -333,8 +335,9 @@ def block_sparse_attention(
     """Block-sparse attention: query block I reads only the key blocks J with layout[I, J].
 
     Child et al. (2019): attention restricted to a sparse pattern, computed on the
-    b × b blocks the pattern keeps. Each query block gathers its c = max_I |{J : layout[I, J]}|
-    key blocks and computes a ``(b, c·b)`` score block: O(n·c·b·d) instead of O(n²·d).
+    b × b blocks the pattern keeps. Each query block gathers its c key blocks (c: the
+    most kept blocks in any row of ``layout``) and computes a ``(b, c·b)`` score block:
+    O(n·c·b·d) instead of O(n²·d).
 
     Args:
         q, k, v: ``(..., T, d_k)``, ``(..., T, d_k)``, ``(..., T, d_v)`` (self-attention).

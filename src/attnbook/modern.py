@@ -32,7 +32,7 @@ from attnbook.attention import causal_mask
 from attnbook.model import Embedding, EncoderLayer, TransformerConfig
 from attnbook.positional import LearnedPositionalEncoding
 from attnbook.train import warmup_linear_decay
-from attnbook.utils import set_seed
+from attnbook.utils import flush_denormals, set_seed
 
 IGNORE = -100  # target id that F.cross_entropy skips (positions that were not masked)
 SPECIALS = ("<pad>", "<bos>", "<mask>")
@@ -422,6 +422,7 @@ class PatchClassifier(nn.Module):
 # ------------------------------------------------------------------ training
 
 
+@flush_denormals()
 def fit(
     model: nn.Module,
     batches: Iterator[tuple[Tensor, ...]],

@@ -26,6 +26,7 @@ import torch
 from torch import Tensor, nn
 
 from attnbook.attention import MultiHeadAttention
+from attnbook.utils import flush_denormals
 
 # ---------------------------------------------------------------- the recurrence
 
@@ -88,7 +89,7 @@ class ElmanRNN(nn.Module):
 
 
 def spectral_radius(W: Tensor) -> float:
-    """ρ(W) = max |λ_i(W)|, the largest eigenvalue modulus of a square matrix."""
+    """ρ(W) = max abs(λ_i(W)), the largest eigenvalue modulus of a square matrix."""
     if W.dim() != 2 or W.size(0) != W.size(1):
         raise ValueError(f"spectral_radius needs a square matrix, got shape {tuple(W.shape)}")
     return torch.linalg.eigvals(W.detach().double().cpu()).abs().max().item()
@@ -357,6 +358,7 @@ def _logits(model: nn.Module, x: Tensor) -> Tensor:
     return out[0] if isinstance(out, tuple) else out
 
 
+@flush_denormals()
 def train_recall(
     model: nn.Module,
     n: int,

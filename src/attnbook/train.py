@@ -12,6 +12,7 @@ from torch import Tensor
 from tqdm.auto import tqdm
 
 from attnbook.model import Transformer
+from attnbook.utils import flush_denormals
 
 
 def noam_lr(step: int, d_model: int, warmup: int) -> float:
@@ -93,6 +94,7 @@ def seq2seq_loss(
     )
 
 
+@flush_denormals()
 def train(
     model: Transformer,
     batches: Iterator[tuple[Tensor, Tensor]],
@@ -156,10 +158,10 @@ def train(
     return history
 
 
-def activation_bytes(
+def saved_tensor_bytes(
     model: Transformer, src: Tensor, tgt: Tensor, autocast: torch.dtype | None = None
-) -> int:
-    """Bytes of the tensors one training forward pass keeps for the backward pass.
+) -> dict[torch.dtype, int]:
+    """Bytes of the tensors one training forward pass keeps for the backward pass, per dtype.
 
     Counted with ``torch.autograd.graph.saved_tensors_hooks``, each storage once and the
     parameters themselves left out (saving them costs nothing), so it works the same on
@@ -170,18 +172,32 @@ def activation_bytes(
     device = next(model.parameters()).device
     src, tgt = src.to(device), tgt.to(device)
     parameters = {p.untyped_storage().data_ptr() for p in model.parameters()}
-    storages: dict[int, int] = {}
+    storages: dict[int, tuple[torch.dtype, int]] = {}
 
     def pack(t: Tensor) -> Tensor:
         storage = t.untyped_storage()
         if storage.data_ptr() not in parameters:
-            storages[storage.data_ptr()] = storage.nbytes()
+            storages[storage.data_ptr()] = (t.dtype, storage.nbytes())
         return t
 
     was_training = model.training
     model.train()
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        with torch.autocast(device.type, dtype=autocast, enabled=autocast is not None):
-            seq2seq_loss(model, src, tgt)
+    rng_devices = [device] if device.type == "cuda" else []  # dropout must not move the RNG
+    with (
+        torch.random.fork_rng(devices=rng_devices),
+        torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t),
+        torch.autocast(device.type, dtype=autocast, enabled=autocast is not None),
+    ):
+        seq2seq_loss(model, src, tgt)
     model.train(was_training)
-    return sum(storages.values())
+    per_dtype: dict[torch.dtype, int] = {}
+    for dtype, nbytes in storages.values():
+        per_dtype[dtype] = per_dtype.get(dtype, 0) + nbytes
+    return per_dtype
+
+
+def activation_bytes(
+    model: Transformer, src: Tensor, tgt: Tensor, autocast: torch.dtype | None = None
+) -> int:
+    """Total of :func:`saved_tensor_bytes`: the activation memory of one training step."""
+    return sum(saved_tensor_bytes(model, src, tgt, autocast).values())

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -24,3 +26,19 @@ def default_device() -> torch.device:
     if torch.backends.mps.is_available():
         return torch.device("mps")
     return torch.device("cpu")
+
+
+@contextmanager
+def flush_denormals() -> Iterator[None]:
+    """Treat denormal floats as zero on the CPU inside the block, then restore the default.
+
+    Once a model fits its data, saturated softmaxes produce denormal numbers (below
+    ~1e-38), which the CPU computes with slowly: training the date model ran 2.7×
+    slower without this. Results agree to rounding.
+    """
+    changed = torch.set_flush_denormal(True)  # False where the CPU does not support it
+    try:
+        yield
+    finally:
+        if changed:
+            torch.set_flush_denormal(False)

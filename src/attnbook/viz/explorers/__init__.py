@@ -15,6 +15,7 @@ from attnbook.viz.explorers.attention import AttentionExplorer
 from attnbook.viz.explorers.compress import QuantizationExplorer
 from attnbook.viz.explorers.cross_attention import CrossAttentionExplorer
 from attnbook.viz.explorers.efficient import SparsityExplorer
+from attnbook.viz.explorers.heads import HeadsExplorer
 from attnbook.viz.explorers.modern import PatchAttentionExplorer
 from attnbook.viz.explorers.positional import (
     PECurvesExplorer,
@@ -23,17 +24,21 @@ from attnbook.viz.explorers.positional import (
 )
 from attnbook.viz.explorers.rnn import GradientDecayExplorer, TimingExplorer
 from attnbook.viz.explorers.scaling import ScalingExplorer
+from attnbook.viz.explorers.training import ScheduleExplorer, SmoothingExplorer
 
 __all__ = [
     "AttentionExplorer",
     "CrossAttentionExplorer",
     "GradientDecayExplorer",
+    "HeadsExplorer",
     "PatchAttentionExplorer",
     "PECurvesExplorer",
     "PEHeatmapExplorer",
     "PERotationExplorer",
     "QuantizationExplorer",
     "ScalingExplorer",
+    "ScheduleExplorer",
+    "SmoothingExplorer",
     "SparsityExplorer",
     "TimingExplorer",
 ]

@@ -14,7 +14,7 @@ class QuantizationExplorer(anywidget.AnyWidget):
 
     Python hands over a few rows of float weights for each layer and the accuracy of the
     whole model quantized to each b. The browser recomputes, for the chosen row w,
-    s = max_j |w_j| / (2^(b-1) − 1) and ŵ_j = round(w_j / s) · s (symmetric, per channel).
+    s = max_j abs(w_j) / (2^(b-1) − 1) and ŵ_j = round(w_j / s) · s (symmetric, per channel).
     """
 
     _esm = module_source("compress_explorer")

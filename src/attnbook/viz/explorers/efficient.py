@@ -20,12 +20,12 @@ LAYOUTS: dict[str, dict[str, int]] = {
 class SparsityExplorer(anywidget.AnyWidget):
     """Window size w, block size b, a block layout: which of the n × n scores are computed.
 
-    Left, sliding-window attention (|i − j| ≤ w) as :func:`attnbook.efficient.
-    sliding_window_attention` computes it: query blocks of b rows against key strips of
-    b + 2w columns. Right, block-sparse attention on the chosen layout of b × b blocks.
-    Each cell is *used* (in the pattern), *computed and discarded* (inside a computed
-    block but masked), or *skipped*. Everything is computed in the browser from the four
-    numbers below; nothing but them is stored in the page.
+    Left, sliding-window attention (abs(i − j) ≤ w) as
+    :func:`attnbook.efficient.sliding_window_attention` computes it: query blocks of b rows
+    against key strips of b + 2w columns. Right, block-sparse attention on the chosen layout
+    of b × b blocks. Each cell is *used* (in the pattern), *computed and discarded* (inside
+    a computed block but masked), or *skipped*. Everything is computed in the browser from
+    the four numbers below; nothing but them is stored in the page.
     """
 
     _esm = module_source("sparsity_explorer")

@@ -1,0 +1,315 @@
+"""Multi-head attention at work — §3.2.2 of the paper.
+
+MultiHead(Q, K, V) = Concat(head_1, …, head_h) W_O,  head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i).
+
+This module holds what the multi-head chapter trains and takes apart:
+
+- :func:`attention_parameter_count`, the closed form of the parameter count;
+- :func:`cipher_batch`, a toy task whose every output needs *two* relations at once
+  (the previous token, and a marked key token further back);
+- :class:`CipherModel`, one layer of multi-head self-attention plus a small read-out;
+- :func:`head_contributions`, the output split into one term per head
+  (Concat(head_1, …, head_h) W_O = Σ_i head_i W_O_i);
+- :func:`ablate_heads` and :func:`head_ablation`, which remove heads and measure the damage.
+
+Nothing here keeps state between calls: every function returns what it computed.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from typing import NamedTuple
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from tqdm.auto import tqdm
+
+from attnbook.attention import MultiHeadAttention, causal_mask
+from attnbook.positional import LearnedPositionalEncoding
+from attnbook.utils import flush_denormals
+
+IGNORE = -100  # target id of positions with no answer (cross_entropy's ignore_index)
+
+
+def attention_parameter_count(
+    d_model: int, h: int, d_k: int | None = None, d_v: int | None = None, bias: bool = True
+) -> int:
+    """Parameters of one multi-head attention layer with separate W_Q, W_K, W_V, W_O (§3.2.2).
+
+    W_Q_i, W_K_i ∈ ℝ^{d_model×d_k}, W_V_i ∈ ℝ^{d_model×d_v} for each of the h heads, and
+    W_O ∈ ℝ^{h·d_v×d_model}; with ``bias`` every projection has its bias vector too.
+    With the paper's d_k = d_v = d_model/h (the default) the total is
+    4·d_model² + 4·d_model whatever h is.
+    """
+    for name, value in (("d_model", d_model), ("h", h)):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    if d_k is None or d_v is None:
+        if d_model % h != 0:
+            raise ValueError(f"d_model={d_model} is not divisible by h={h}: d_k = d_model / h")
+        d_k = d_model // h if d_k is None else d_k
+        d_v = d_model // h if d_v is None else d_v
+    if d_k < 1 or d_v < 1:
+        raise ValueError(f"d_k and d_v must be positive, got d_k={d_k}, d_v={d_v}")
+    weights = 2 * d_model * h * d_k + d_model * h * d_v + h * d_v * d_model  # W_Q, W_K, W_V, W_O
+    biases = 2 * h * d_k + h * d_v + d_model if bias else 0
+    return weights + biases
+
+
+class CipherBatch(NamedTuple):
+    """One batch of the shift-cipher task, every tensor ``(B, T)`` of ``long``."""
+
+    tokens: Tensor  # digits 0 … K−1
+    marked: Tensor  # 1 at the key's position, 0 elsewhere
+    targets: Tensor  # (tokens[i−1] − key) mod K, or IGNORE where there is no answer
+
+
+def cipher_batch(
+    batch_size: int,
+    T: int = 16,
+    K: int = 16,
+    key_span: int = 3,
+    generator: torch.Generator | None = None,
+    device: torch.device | str | None = None,
+) -> CipherBatch:
+    """The shift-cipher task: decode each digit with a key marked near the start.
+
+    A sequence holds T random digits in 0 … K−1. One of the first ``key_span``
+    positions, m, is *marked*: its digit is the key. The answer at position i is
+
+        y_i = (x_{i−1} − x_m) mod K   for i ≥ m + 2 (IGNORE before),
+
+    so every answer needs two tokens at once: the previous one (a relation by
+    position) and the marked one (a relation by content, up to T−2 positions away).
+    """
+    if batch_size < 1 or K < 2 or key_span < 1:
+        raise ValueError(
+            f"need batch_size >= 1, K >= 2 and key_span >= 1, got {batch_size}, {K}, {key_span}"
+        )
+    if T < key_span + 2:
+        raise ValueError(
+            f"T={T} leaves no answer: it must be at least key_span + 2 = {key_span + 2}"
+        )
+    tokens = torch.randint(0, K, (batch_size, T), generator=generator)  # (B, T)
+    m = torch.randint(0, key_span, (batch_size,), generator=generator)  # (B,) key positions
+    rows = torch.arange(batch_size)
+    key = tokens[rows, m]  # (B,)
+    marked = torch.zeros_like(tokens)
+    marked[rows, m] = 1
+    previous = tokens.roll(1, dims=1)  # previous[:, i] = tokens[:, i − 1] (wraps at i = 0)
+    answer = (previous - key[:, None]) % K  # (B, T)
+    has_answer = torch.arange(T)[None, :] >= m[:, None] + 2  # (B, T)
+    targets = torch.where(has_answer, answer, torch.full_like(answer, IGNORE))
+    return CipherBatch(tokens.to(device), marked.to(device), targets.to(device))
+
+
+class CipherModel(nn.Module):
+    """One layer of causal multi-head self-attention and a position-wise read-out.
+
+    x_i = E[token_i] + M[marked_i] + P_i   (token, marker and learned position embeddings)
+    a = MultiHead(x, x, x) with a causal mask (§3.2.2, §3.2.3)
+    logits_i = W_2 · max(0, W_1 · LayerNorm(x_i + a_i))
+
+    One layer means the read-out at position i sees the other tokens only through
+    what the heads bring: whatever the heads do is all the model does across positions.
+    """
+
+    def __init__(self, K: int, d_model: int = 32, h: int = 4, max_len: int = 16, d_ff: int = 64):
+        super().__init__()
+        for name, value in (("K", K), ("d_model", d_model), ("max_len", max_len), ("d_ff", d_ff)):
+            if value < 1:
+                raise ValueError(f"{name} must be positive, got {value}")
+        self.K, self.d_model, self.h = K, d_model, h
+        self.embed = nn.Embedding(K, d_model)  # E: one vector per digit
+        self.marker = nn.Embedding(2, d_model)  # M: "not the key" / "the key", like BERT's segments
+        self.positions = LearnedPositionalEncoding(d_model, max_len)  # x + P[:T]
+        self.attention = MultiHeadAttention(d_model, h)  # raises if d_model % h != 0
+        self.norm = nn.LayerNorm(d_model)
+        self.W_1 = nn.Linear(d_model, d_ff)
+        self.W_2 = nn.Linear(d_ff, K)
+
+    def embed_inputs(self, tokens: Tensor, marked: Tensor) -> Tensor:
+        """x = E[tokens] + M[marked] + P: ``(B, T)`` ids → ``(B, T, d_model)``."""
+        if tokens.dim() != 2 or tokens.shape != marked.shape:
+            raise ValueError(
+                f"tokens and marked must both be (B, T), got {tuple(tokens.shape)} "
+                f"and {tuple(marked.shape)}"
+            )
+        return self.positions(self.embed(tokens) + self.marker(marked))  # (B, T, d_model)
+
+    def forward(self, tokens: Tensor, marked: Tensor) -> tuple[Tensor, Tensor]:
+        """Logits ``(B, T, K)`` and the heads' weights ``(B, h, T, T)``."""
+        x = self.embed_inputs(tokens, marked)  # (B, T, d_model)
+        mask = causal_mask(tokens.size(1), device=tokens.device)  # (T, T)
+        a, weights = self.attention(x, x, x, mask=mask)  # (B, T, d_model), (B, h, T, T)
+        hidden = torch.relu(self.W_1(self.norm(x + a)))  # (B, T, d_ff)
+        return self.W_2(hidden), weights  # (B, T, K), (B, h, T, T)
+
+
+def head_contributions(
+    attention: MultiHeadAttention,
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    mask: Tensor | None = None,
+) -> tuple[Tensor, Tensor]:
+    """Each head's share of the output: Concat(head_1, …, head_h) W_O = Σ_i head_i W_O_i.
+
+    W_O_i is the block of d_v rows of W_O ∈ ℝ^{h·d_v×d_model} that head i's output
+    multiplies (nn.Linear stores W_Oᵀ, so: columns i·d_v … (i+1)·d_v − 1 of its weight).
+
+    Returns ``(contributions, weights)``: ``(B, h, T_q, d_model)`` and ``(B, h, T_q, T_k)``.
+    ``contributions.sum(1) + attention.W_O.bias`` is the layer's output. The split is of
+    the layer as it runs at test time: with dropout active it would not add up.
+    """
+    if attention.training and attention.dropout.p > 0:
+        raise ValueError(
+            f"attention dropout p={attention.dropout.p} is active: call .eval() first, "
+            "the per-head split is of the test-time layer"
+        )
+    _, weights = attention(query, key, value, mask=mask)  # (B, h, T_q, T_k); checks the input
+    B, T_k, _ = value.shape
+    h, d_k = attention.h, attention.d_k
+    v = attention.W_V(value).view(B, T_k, h, d_k).transpose(1, 2)  # (B, h, T_k, d_k)
+    heads = weights @ v  # (B, h, T_q, d_k): head_i for every i
+    W_O = attention.W_O.weight.view(attention.d_model, h, d_k)  # (d_model, h, d_k): W_O_iᵀ
+    contributions = torch.einsum("bhqk,dhk->bhqd", heads, W_O)  # (B, h, T_q, d_model)
+    return contributions, weights
+
+
+def _check_heads(heads: Iterable[int], h: int) -> list[int]:
+    heads = sorted(set(heads))
+    if any(not 0 <= i < h for i in heads):
+        raise ValueError(f"head indices must lie in 0 … {h - 1}, got {heads}")
+    return heads
+
+
+def ablate_heads(model: CipherModel, heads: Iterable[int]) -> CipherModel:
+    """A copy of ``model`` with the given heads removed (Michel et al. 2019's ξ_i = 0).
+
+    Removing head i zeroes its block W_O_i, so head_i W_O_i = 0 and the other
+    heads' terms are untouched. ``model`` itself is not changed.
+    """
+    heads = _check_heads(heads, model.h)
+    ablated = copy.deepcopy(model)
+    d_k = ablated.attention.d_k
+    with torch.no_grad():
+        for i in heads:
+            ablated.attention.W_O.weight[:, i * d_k : (i + 1) * d_k] = 0.0
+    return ablated
+
+
+@torch.no_grad()
+def predictions(model: CipherModel, batch: CipherBatch) -> Tensor:
+    """The model's answer at every position, ``(B, T)`` (switches ``model`` to eval mode)."""
+    model.eval()
+    logits, _ = model(batch.tokens, batch.marked)
+    return logits.argmax(dim=-1)
+
+
+def accuracy(model: CipherModel, batch: CipherBatch) -> float:
+    """Fraction of the positions with an answer that the model gets right."""
+    answered = batch.targets != IGNORE
+    correct = predictions(model, batch) == batch.targets
+    return correct[answered].float().mean().item()
+
+
+def head_ablation(model: CipherModel, batch: CipherBatch) -> Tensor:
+    """Accuracy with each head removed in turn: ``(h,)``; compare with :func:`accuracy`."""
+    return torch.tensor([accuracy(ablate_heads(model, [i]), batch) for i in range(model.h)])
+
+
+def subset_predictions(model: CipherModel, batch: CipherBatch) -> Tensor:
+    """Answers when only a subset of the heads is kept, for every non-empty subset.
+
+    Row ``s − 1`` keeps the heads whose bit is set in ``s`` (s = 1 … 2^h − 1; the last
+    row keeps them all). Returns ``(2^h − 1, B, T)``.
+    """
+    if model.h > 6:
+        raise ValueError(f"2^h − 1 subsets is too many for h={model.h}; use h <= 6")
+    rows = []
+    for s in range(1, 2**model.h):
+        removed = [i for i in range(model.h) if not s >> i & 1]
+        rows.append(predictions(ablate_heads(model, removed), batch))
+    return torch.stack(rows)  # (2^h − 1, B, T)
+
+
+def relation_weights(weights: Tensor, batch: CipherBatch) -> Tensor:
+    """Each head's mean weight on the two relations the task needs: ``(h, 2)``.
+
+    Column 0: the weight of query i on key i − 1 (the previous token); column 1: on
+    the marked key. Averaged over the positions that have an answer.
+    """
+    B, T = batch.tokens.shape
+    if weights.dim() != 4 or weights.size(0) != B or weights.shape[-2:] != (T, T):
+        raise ValueError(
+            f"weights must be (B, h, T, T) for tokens {tuple(batch.tokens.shape)}, "
+            f"got {tuple(weights.shape)}"
+        )
+    answered = (batch.targets != IGNORE).float()  # (B, T)
+    on_previous = weights.diagonal(offset=-1, dim1=-2, dim2=-1)  # (B, h, T − 1): w[i, i − 1]
+    on_previous = F.pad(on_previous, (1, 0))  # (B, h, T): query 0 has no previous token
+    on_key = (weights * batch.marked[:, None, None, :]).sum(-1)  # (B, h, T)
+    n = answered.sum()
+    return torch.stack(
+        [
+            (on_previous * answered[:, None]).sum((0, 2)) / n,
+            (on_key * answered[:, None]).sum((0, 2)) / n,
+        ],
+        dim=-1,
+    )  # (h, 2)
+
+
+@flush_denormals()
+def train_cipher_model(
+    model: CipherModel,
+    steps: int = 1000,
+    batch_size: int = 64,
+    lr: float = 3e-3,
+    seed: int = 0,
+    T: int = 16,
+    key_span: int = 3,
+    progress: bool = True,
+    desc: str = "training",
+    threads: int | None = 1,
+) -> list[float]:
+    """Adam (β = 0.9, 0.98, as in §5.3) on fresh batches of the task; returns the losses.
+
+    The batches come from a generator seeded with ``seed``, so two runs with the same
+    seed and the same initial model give the same losses. On the CPU the loop runs on
+    ``threads`` threads (PyTorch's own setting is restored afterwards; ``None`` leaves it
+    alone): a model this small only loses time synchronising more of them.
+    """
+    if steps < 1 or batch_size < 1 or lr <= 0:
+        raise ValueError(
+            f"need steps >= 1, batch_size >= 1, lr > 0; got {steps}, {batch_size}, {lr}"
+        )
+    if threads is not None and threads < 1:
+        raise ValueError(f"threads must be a positive int or None, got {threads}")
+    device = next(model.parameters()).device
+    generator = torch.Generator().manual_seed(seed)
+    try:  # fused: one kernel per step for all parameters (CPU support since PyTorch 2.4)
+        fused = device.type in ("cpu", "cuda")
+        optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), fused=fused)
+    except RuntimeError:
+        optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98))
+    previous_threads = torch.get_num_threads()
+    if threads is not None and device.type == "cpu":
+        torch.set_num_threads(threads)
+    model.train()
+    losses = []
+    try:
+        for _ in tqdm(range(steps), desc=desc, disable=not progress, leave=False):
+            batch = cipher_batch(batch_size, T, model.K, key_span, generator, device)
+            logits, _ = model(batch.tokens, batch.marked)  # (B, T, K)
+            loss = F.cross_entropy(logits.reshape(-1, model.K), batch.targets.reshape(-1))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+    finally:
+        torch.set_num_threads(previous_threads)
+        model.eval()
+    return losses

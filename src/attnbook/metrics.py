@@ -1,0 +1,108 @@
+"""How good and how honest a model's next-token probabilities are: accuracy, perplexity,
+and calibration (expected calibration error and reliability bins, Guo et al., 2017).
+
+Every function takes the logits and targets a model returned; none runs a model.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+from torch import Tensor
+
+
+class TokenPredictions(NamedTuple):
+    """One entry per scored target token, each a flat ``(n,)`` tensor."""
+
+    confidence: Tensor  # max_k p(k): the probability of the predicted token
+    correct: Tensor  # bool: the predicted token is the target
+    nll: Tensor  # −log p(y): the negative log-likelihood of the target
+
+
+def _check_logits(logits: Tensor, target: Tensor) -> None:
+    if logits.dim() < 1 or logits.shape[:-1] != target.shape:
+        raise ValueError(
+            f"logits must be (*, V) and target (*), got {tuple(logits.shape)} and "
+            f"{tuple(target.shape)}"
+        )
+
+
+def token_predictions(
+    logits: Tensor, target: Tensor, ignore_index: int | None = None
+) -> TokenPredictions:
+    """Confidence, correctness and −log p(y) of every target not equal to ``ignore_index``.
+
+    ``logits`` ``(*, V)``, ``target`` ``(*)``; ``p = softmax(logits)`` in float32 or wider.
+    """
+    _check_logits(logits, target)
+    keep = torch.ones_like(target, dtype=torch.bool)
+    if ignore_index is not None:
+        keep = target != ignore_index
+    if not keep.any():
+        raise ValueError("no target left to score: every target equals ignore_index")
+    logits = logits[keep]  # (n, V)
+    logits = logits.float() if logits.dtype in (torch.float16, torch.bfloat16) else logits
+    y = target[keep]  # (n,)
+    log_p = torch.log_softmax(logits, dim=-1)  # (n, V)
+    best_log_p, predicted = log_p.max(dim=-1)  # (n,), (n,)
+    nll = -log_p.gather(-1, y[:, None]).squeeze(-1)  # (n,)
+    return TokenPredictions(best_log_p.exp(), predicted == y, nll)
+
+
+def perplexity(logits: Tensor, target: Tensor, ignore_index: int | None = None) -> float:
+    """exp(−(1/n) Σ log p(yᵢ)): the exponentiated mean cross-entropy of the true tokens.
+
+    §6.2 of the paper reports perplexities per wordpiece; label smoothing raises them.
+    """
+    nll = token_predictions(logits, target, ignore_index).nll  # (n,)
+    return nll.mean().exp().item()
+
+
+def _check_confidence(confidence: Tensor, correct: Tensor, n_bins: int) -> None:
+    if confidence.dim() != 1 or confidence.shape != correct.shape:
+        raise ValueError(
+            "confidence and correct must be flat tensors of one length, got "
+            f"{tuple(confidence.shape)} and {tuple(correct.shape)}"
+        )
+    if confidence.numel() == 0:
+        raise ValueError("need at least one prediction")
+    if confidence.min() < 0 or confidence.max() > 1:
+        raise ValueError(
+            f"confidences must lie in [0, 1], got [{confidence.min():.4g}, {confidence.max():.4g}]"
+        )
+    if not isinstance(n_bins, int) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive int, got {n_bins!r}")
+
+
+class ReliabilityBins(NamedTuple):
+    """Per equal-width confidence bin ((m−1)/M, m/M]: its predictions' mean confidence,
+    their accuracy, and how many there are (empty bins: NaN, NaN, 0)."""
+
+    confidence: Tensor  # (M,)
+    accuracy: Tensor  # (M,)
+    count: Tensor  # (M,)
+
+
+def reliability_bins(confidence: Tensor, correct: Tensor, n_bins: int = 15) -> ReliabilityBins:
+    """The reliability diagram of Guo et al. (2017), §2: ``n_bins`` equal-width bins of
+    confidence, each with its mean confidence conf(B_m) and accuracy acc(B_m)."""
+    _check_confidence(confidence, correct, n_bins)
+    confidence = confidence.double()
+    index = (torch.ceil(confidence * n_bins).long() - 1).clamp(0, n_bins - 1)  # (n,)
+    count = torch.bincount(index, minlength=n_bins)  # (M,)
+    conf_sum = torch.bincount(index, weights=confidence, minlength=n_bins)
+    right = torch.bincount(index, weights=correct.double(), minlength=n_bins)
+    return ReliabilityBins(conf_sum / count, right / count, count)  # 0/0 = NaN when empty
+
+
+def expected_calibration_error(confidence: Tensor, correct: Tensor, n_bins: int = 15) -> float:
+    """``ECE = Σ_m (|B_m| / n) · |acc(B_m) − conf(B_m)|`` — Guo et al. (2017), Eq. (3).
+
+    0 for a calibrated model (among predictions made with confidence c, a fraction c is
+    right); M = 15 bins as in the paper.
+    """
+    bins = reliability_bins(confidence, correct, n_bins)
+    full = bins.count > 0
+    weight = bins.count[full].double() / confidence.numel()
+    return (weight * (bins.accuracy[full] - bins.confidence[full]).abs()).sum().item()

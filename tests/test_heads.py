@@ -1,0 +1,288 @@
+"""attnbook.heads: parameter counts, the shift-cipher task, head contributions and ablation."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from attnbook.attention import MultiHeadAttention, causal_mask
+from attnbook.heads import (
+    IGNORE,
+    CipherModel,
+    ablate_heads,
+    accuracy,
+    attention_parameter_count,
+    cipher_batch,
+    head_ablation,
+    head_contributions,
+    predictions,
+    relation_weights,
+    subset_predictions,
+    train_cipher_model,
+)
+from attnbook.viz.explorers.heads import HeadsExplorer, subset_label
+
+
+def _n(module: nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+# --- parameter counts -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize(("d_model", "h"), [(8, 1), (8, 2), (8, 8), (512, 8), (48, 6)])
+def test_parameter_count_matches_the_modules(d_model, h, bias):
+    ours = _n(MultiHeadAttention(d_model, h, bias=bias))
+    torchs = _n(nn.MultiheadAttention(d_model, h, bias=bias, batch_first=True))
+    assert attention_parameter_count(d_model, h, bias=bias) == ours == torchs
+    assert ours == 4 * d_model**2 + (4 * d_model if bias else 0)  # the same for every h
+
+
+def test_parameter_count_with_wider_heads_matches_separate_projections():
+    d_model, h, d_k, d_v = 12, 3, 12, 5  # each head keeps the full width for Q and K
+    heads = nn.ModuleList(
+        nn.ModuleList([nn.Linear(d_model, d_k), nn.Linear(d_model, d_k), nn.Linear(d_model, d_v)])
+        for _ in range(h)
+    )
+    W_O = nn.Linear(h * d_v, d_model)
+    expected = _n(heads) + _n(W_O)
+    assert attention_parameter_count(d_model, h, d_k=d_k, d_v=d_v) == expected
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"d_model": 10, "h": 3}, "not divisible"),
+        ({"d_model": 0, "h": 1}, "d_model"),
+        ({"d_model": 8, "h": 0}, "h must"),
+        ({"d_model": 8, "h": 2, "d_k": 0, "d_v": 4}, "d_k and d_v"),
+    ],
+)
+def test_parameter_count_rejects_bad_sizes(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        attention_parameter_count(**kwargs)
+
+
+# --- the task ---------------------------------------------------------------------------------
+
+
+def test_cipher_batch_answers_by_hand():
+    B, T, K, span = 50, 10, 7, 3
+    batch = cipher_batch(B, T, K, span, torch.Generator().manual_seed(0))
+    assert batch.tokens.shape == batch.marked.shape == batch.targets.shape == (B, T)
+    assert batch.tokens.min() >= 0 and batch.tokens.max() < K
+    assert (batch.marked.sum(1) == 1).all() and (batch.marked[:, span:] == 0).all()
+    for b in range(B):
+        m = int(batch.marked[b].argmax())
+        key = int(batch.tokens[b, m])
+        for i in range(T):
+            expected = (int(batch.tokens[b, i - 1]) - key) % K if i >= m + 2 else IGNORE
+            assert int(batch.targets[b, i]) == expected
+
+
+def test_cipher_batch_is_reproducible():
+    a = cipher_batch(4, generator=torch.Generator().manual_seed(3))
+    b = cipher_batch(4, generator=torch.Generator().manual_seed(3))
+    for x, y in zip(a, b):
+        assert torch.equal(x, y)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"T": 4, "key_span": 3}, "leaves no answer"),
+        ({"K": 1}, "K >= 2"),
+        ({"batch_size": 0}, "batch"),
+    ],
+)
+def test_cipher_batch_rejects_bad_sizes(kwargs, message):
+    args = {"batch_size": 2, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        cipher_batch(**args)
+
+
+# --- the model, contributions and ablation ----------------------------------------------------
+
+
+def _model(h=4, seed=0):
+    torch.manual_seed(seed)
+    return CipherModel(K=5, d_model=8, h=h, max_len=8, d_ff=16).double().eval()
+
+
+def _batch(B=6, T=8):
+    return cipher_batch(B, T, 5, 3, torch.Generator().manual_seed(1))
+
+
+def test_model_shapes_and_causality():
+    model, batch = _model(), _batch()
+    logits, weights = model(batch.tokens, batch.marked)
+    assert logits.shape == (6, 8, 5) and weights.shape == (6, 4, 8, 8)
+    assert weights.triu(diagonal=1).abs().max() == 0  # the causal mask holds
+    changed = batch.tokens.clone()
+    changed[:, -1] = (changed[:, -1] + 1) % 5  # change only the last token
+    logits2, _ = model(changed, batch.marked)
+    torch.testing.assert_close(logits2[:, :-1], logits[:, :-1])  # earlier answers unchanged
+    assert not torch.allclose(logits2[:, -1], logits[:, -1])
+
+
+def test_model_rejects_mismatched_inputs():
+    with pytest.raises(ValueError, match="tokens and marked"):
+        _model()(torch.zeros(2, 5, dtype=torch.long), torch.zeros(2, 4, dtype=torch.long))
+    with pytest.raises(ValueError, match="not divisible"):
+        CipherModel(K=5, d_model=8, h=3)
+
+
+def test_head_contributions_add_up_to_the_output():
+    torch.manual_seed(0)
+    mha = MultiHeadAttention(12, 3).double()
+    q, kv = torch.randn(2, 4, 12).double(), torch.randn(2, 6, 12).double()
+    mask = torch.rand(2, 4, 6) > 0.3
+    mask[..., 0] = True
+    out, weights = mha(q, kv, kv, mask=mask)
+    contributions, w = head_contributions(mha, q, kv, kv, mask=mask)
+    assert contributions.shape == (2, 3, 4, 12)
+    torch.testing.assert_close(w, weights)
+    torch.testing.assert_close(contributions.sum(1) + mha.W_O.bias, out)
+    # head i's term is what remains when every other head's block of W_O is zeroed
+    kept = MultiHeadAttention(12, 3).double()
+    kept.load_state_dict(mha.state_dict())
+    with torch.no_grad():
+        kept.W_O.weight[:, 4:] = 0.0
+    torch.testing.assert_close(kept(q, kv, kv, mask=mask)[0], contributions[:, 0] + mha.W_O.bias)
+    with pytest.raises(ValueError, match="dropout"):
+        head_contributions(
+            MultiHeadAttention(12, 3, dropout=0.1).train(), q.float(), q.float(), q.float()
+        )
+
+
+def test_ablating_heads_removes_exactly_their_terms():
+    model, batch = _model(), _batch()
+    before = model.attention.W_O.weight.clone()
+    ablated = ablate_heads(model, [1, 3])
+    torch.testing.assert_close(model.attention.W_O.weight, before)  # the original is untouched
+    x = model.embed_inputs(batch.tokens, batch.marked)
+    mask = causal_mask(8)
+    contributions, _ = head_contributions(model.attention, x, x, x, mask)
+    expected = contributions[:, [0, 2]].sum(1) + model.attention.W_O.bias
+    torch.testing.assert_close(ablated.attention(x, x, x, mask)[0], expected)
+    none = ablate_heads(model, [])
+    torch.testing.assert_close(
+        none(batch.tokens, batch.marked)[0], model(batch.tokens, batch.marked)[0]
+    )
+    with pytest.raises(ValueError, match="head indices"):
+        ablate_heads(model, [4])
+
+
+def test_accuracy_ablation_and_subsets_agree():
+    model, batch = _model(h=2), _batch(B=20)
+    acc = accuracy(model, batch)
+    answered = batch.targets != IGNORE
+    by_hand = (predictions(model, batch) == batch.targets)[answered].float().mean().item()
+    assert acc == pytest.approx(by_hand)
+    drops = head_ablation(model, batch)
+    assert drops.shape == (2,)
+    assert drops[0].item() == pytest.approx(accuracy(ablate_heads(model, [0]), batch))
+    subsets = subset_predictions(model, batch)  # rows: {0}, {1}, {0, 1}
+    assert subsets.shape == (3, 20, 8)
+    assert torch.equal(subsets[-1], predictions(model, batch))
+    assert torch.equal(subsets[0], predictions(ablate_heads(model, [1]), batch))
+    with pytest.raises(ValueError, match="too many"):
+        subset_predictions(CipherModel(K=3, d_model=7, h=7), batch)
+
+
+def test_relation_weights_of_hand_built_heads():
+    batch = cipher_batch(5, 8, 5, 3, torch.Generator().manual_seed(2))
+    T = 8
+    previous = torch.zeros(T, T)
+    previous[0, 0] = 1.0
+    previous[torch.arange(1, T), torch.arange(T - 1)] = 1.0  # query i → key i − 1
+    on_key = batch.marked[:, None, :].float().expand(5, T, T)  # every query → the key
+    weights = torch.stack([previous.expand(5, T, T), on_key], dim=1)  # (B, 2, T, T)
+    torch.testing.assert_close(
+        relation_weights(weights, batch), torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    )
+    with pytest.raises(ValueError, match="weights must be"):
+        relation_weights(weights[:, :, :-1], batch)
+
+
+def test_training_is_reproducible_and_lowers_the_loss():
+    runs = []
+    for _ in range(2):
+        torch.manual_seed(0)
+        model = CipherModel(K=4, d_model=8, h=2, max_len=6, d_ff=16)
+        runs.append(
+            train_cipher_model(model, steps=60, batch_size=32, lr=1e-2, T=6, progress=False)
+        )
+    assert runs[0] == runs[1] and len(runs[0]) == 60
+    assert (
+        sum(runs[0][-10:]) / 10 < runs[0][0]
+    )  # it learns something (the digit frequencies, at least)
+    assert not model.training  # left in eval mode
+    with pytest.raises(ValueError, match="steps"):
+        train_cipher_model(model, steps=0)
+    with pytest.raises(ValueError, match="threads"):
+        train_cipher_model(model, steps=1, threads=0)
+
+
+def test_training_restores_the_thread_count():
+    before = torch.get_num_threads()
+    model = CipherModel(K=4, d_model=8, h=2, max_len=6, d_ff=16)
+    train_cipher_model(model, steps=2, batch_size=4, T=6, progress=False, threads=1)
+    assert torch.get_num_threads() == before
+
+
+# --- the explorer -----------------------------------------------------------------------------
+
+
+def test_subset_labels():
+    assert [subset_label(s, 3) for s in (1, 2, 3, 5, 7)] == [
+        "head 0",
+        "head 1",
+        "heads 0+1",
+        "heads 0+2",
+        "all 3 heads",
+    ]
+    assert subset_label(1, 1) == "head 0"
+
+
+def _explorer_args(h=2, T=5, d=4):
+    g = torch.Generator().manual_seed(0)
+    return {
+        "tokens": [str(i) for i in range(T)],
+        "weights": torch.softmax(torch.randn(h, T, T, generator=g), -1),
+        "contributions": torch.randn(h, T, d, generator=g),
+        "predictions": [[str(s)] * T for s in range(2**h - 1)],
+        "targets": ["", "", "1", "2", "3"],
+    }
+
+
+def test_heads_explorer_state():
+    args = _explorer_args()
+    w = HeadsExplorer(**args, query=3)
+    assert w.query == 3 and w.heads == 3  # all heads kept by default
+    assert w.subsets == ["head 0", "head 1", "all 2 heads"]
+    torch.testing.assert_close(torch.tensor(w.weights), args["weights"], atol=1e-4, rtol=0)
+    torch.testing.assert_close(
+        torch.tensor(w.contributions), args["contributions"], atol=1e-3, rtol=0
+    )
+    assert "export default" in w._esm and "<select" not in w._esm  # controls are built in JS
+    assert 'createElement("select")' in w._esm and "range" in w._esm
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"query": 5}, "query must index"),
+        ({"heads": 4}, "bit mask"),
+        ({"targets": ["1"]}, "1 targets"),
+        ({"predictions": [["0"] * 5]}, "3 rows"),
+        ({"contributions": torch.zeros(3, 5, 4)}, "contributions"),
+        ({"weights": torch.zeros(2, 5, 4)}, "weights must be"),
+        ({"weights": torch.zeros(7, 5, 5)}, "h must be"),
+    ],
+)
+def test_heads_explorer_rejects_bad_input(change, message):
+    with pytest.raises(ValueError, match=message):
+        HeadsExplorer(**{**_explorer_args(), **change})

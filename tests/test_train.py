@@ -1,0 +1,266 @@
+"""attnbook.train additions (label smoothing, mixed precision, activation memory) and
+attnbook.metrics (perplexity, calibration), against PyTorch where it has a reference."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from attnbook.data import DATE_VOCAB, date_split
+from attnbook.metrics import (
+    expected_calibration_error,
+    perplexity,
+    reliability_bins,
+    token_predictions,
+)
+from attnbook.model import Transformer, TransformerConfig
+from attnbook.recipes import date_batches
+from attnbook.train import (
+    activation_bytes,
+    label_smoothing_loss,
+    noam_lr,
+    saved_tensor_bytes,
+    seq2seq_loss,
+    smoothed_targets,
+    train,
+)
+from attnbook.viz.explorers.training import ScheduleExplorer, SmoothingExplorer
+
+# ---------------------------------------------------------------- label smoothing
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.1, 0.3, 0.9])
+@pytest.mark.parametrize("ignore_index", [None, 0])
+def test_label_smoothing_loss_matches_pytorch(epsilon, ignore_index):
+    g = torch.Generator().manual_seed(0)
+    logits = torch.randn(4, 7, 11, generator=g, dtype=torch.float64, requires_grad=True)
+    target = torch.randint(0, 11, (4, 7), generator=g)
+    target[0, :3] = 0  # some padding to ignore
+    ours = label_smoothing_loss(logits, target, epsilon, ignore_index)
+    reference = torch.nn.CrossEntropyLoss(
+        label_smoothing=epsilon, ignore_index=-100 if ignore_index is None else ignore_index
+    )(logits.reshape(-1, 11), target.reshape(-1))
+    torch.testing.assert_close(ours, reference, atol=1e-6, rtol=1e-6)
+    (g_ours,) = torch.autograd.grad(ours, logits)
+    (g_ref,) = torch.autograd.grad(reference, logits)
+    torch.testing.assert_close(g_ours, g_ref, atol=1e-6, rtol=1e-6)
+
+
+def test_smoothed_targets_are_distributions_with_the_papers_values():
+    epsilon, V = 0.1, 5
+    q = smoothed_targets(torch.tensor([[2, 0], [4, 1]]), V, epsilon, dtype=torch.float64)
+    assert q.shape == (2, 2, V)
+    torch.testing.assert_close(q.sum(-1), torch.ones(2, 2, dtype=torch.float64))
+    assert q[0, 0, 2].item() == pytest.approx(1 - epsilon + epsilon / V)
+    assert q[0, 0, 3].item() == pytest.approx(epsilon / V)
+    assert (smoothed_targets(torch.tensor([3]), V, 0.0) == F.one_hot(torch.tensor([3]), V)).all()
+
+
+def test_smoothed_loss_is_minimised_by_the_smoothed_distribution():
+    # H(q', p) >= H(q') with equality at p = q': the loss no longer rewards p(y) -> 1
+    epsilon, V = 0.2, 6
+    target = torch.tensor([1, 4])
+    q = smoothed_targets(target, V, epsilon, dtype=torch.float64)
+    entropy = -(q * q.log()).sum(-1).mean()
+    at_q = label_smoothing_loss(q.log(), target, epsilon)
+    torch.testing.assert_close(at_q, entropy)
+    confident = 20.0 * F.one_hot(target, V).double()
+    assert label_smoothing_loss(confident, target, epsilon) > at_q + 1.0
+
+
+def test_label_smoothing_loss_rejects_bad_input():
+    logits, target = torch.randn(3, 5), torch.tensor([0, 1, 2])
+    with pytest.raises(ValueError, match="epsilon"):
+        label_smoothing_loss(logits, target, 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        label_smoothing_loss(logits, target, -0.1)
+    with pytest.raises(ValueError, match=r"\(3, 5\) and \(2,\)"):
+        label_smoothing_loss(logits, target[:2], 0.1)
+    with pytest.raises(ValueError, match=r"\[0, 5\)"):
+        label_smoothing_loss(logits, torch.tensor([0, 1, 5]), 0.1)
+    with pytest.raises(ValueError, match="ignore_index"):
+        label_smoothing_loss(logits, torch.zeros(3, dtype=torch.long), 0.1, ignore_index=0)
+    with pytest.raises(ValueError, match="long"):
+        smoothed_targets(torch.tensor([0.0, 1.0]), 5, 0.1)
+
+
+def test_seq2seq_loss_smoothing_equals_the_written_out_loss():
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig.tiny(len(DATE_VOCAB))).double()
+    src, tgt = next(date_batches(date_split(0)[0], 8, seed=0))
+    logits, _ = model(src, tgt[:, :-1])
+    ours = label_smoothing_loss(logits, tgt[:, 1:], 0.1, ignore_index=model.config.pad_id)
+    torch.testing.assert_close(ours, seq2seq_loss(model, src, tgt, 0.1), atol=1e-6, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- schedule
+
+
+def test_noam_lr_peaks_at_warmup_with_the_closed_form_value():
+    d_model, warmup = 512, 4000
+    lrs = [noam_lr(s, d_model, warmup) for s in range(1, 20_001)]
+    assert max(range(len(lrs)), key=lrs.__getitem__) + 1 == warmup
+    assert max(lrs) == pytest.approx((d_model * warmup) ** -0.5)
+    assert lrs[4 * warmup - 1] == pytest.approx(max(lrs) / 2)  # 1/√step: 4× the steps, half
+
+
+# ---------------------------------------------------------------- mixed precision
+
+
+def _tiny_batch(n: int = 16):
+    return next(date_batches(date_split(0)[0], n, seed=1))
+
+
+def test_train_default_matches_the_plain_loop():
+    # the new autocast option must leave the float32 path as it was
+    src, tgt = _tiny_batch()
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig.tiny(len(DATE_VOCAB)))
+    reference = Transformer(model.config)
+    reference.load_state_dict(model.state_dict())
+    history = train(model, iter([(src, tgt)] * 3), 3, lambda s: 1e-3, progress=False)
+    optimizer = torch.optim.AdamW(
+        reference.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9, weight_decay=0.0
+    )
+    reference.train()
+    losses = []
+    for _ in range(3):
+        loss = seq2seq_loss(reference, src, tgt)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert history["loss"] == losses
+    for a, b in zip(model.parameters(), reference.parameters()):
+        torch.testing.assert_close(a, b, atol=0, rtol=0)
+
+
+def test_bf16_autocast_trains_close_to_float32_and_keeps_float32_weights():
+    src, tgt = _tiny_batch()
+    runs = {}
+    for dtype in (None, torch.bfloat16):
+        torch.manual_seed(0)
+        model = Transformer(TransformerConfig.tiny(len(DATE_VOCAB)))
+        runs[dtype] = train(
+            model, iter([(src, tgt)] * 5), 5, lambda s: 1e-3, progress=False, autocast=dtype
+        )["loss"]
+        assert all(p.dtype == torch.float32 for p in model.parameters())
+    assert runs[None] != runs[torch.bfloat16]  # autocast really ran in lower precision
+    for a, b in zip(runs[None], runs[torch.bfloat16]):
+        assert abs(a - b) < 0.05 * a
+
+
+def test_train_rejects_unknown_autocast_dtype():
+    model = Transformer(TransformerConfig.tiny(len(DATE_VOCAB)))
+    with pytest.raises(ValueError, match="autocast"):
+        train(model, iter([]), 1, lambda s: 1e-3, progress=False, autocast=torch.float64)
+    with pytest.raises(ValueError, match="autocast"):
+        activation_bytes(model, *_tiny_batch(2), autocast=torch.int8)
+
+
+def test_activation_bytes_scale_with_batch_and_shrink_under_bf16():
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig.tiny(len(DATE_VOCAB))).eval()
+    small, large = _tiny_batch(8), _tiny_batch(32)
+    fp32_small, fp32_large = activation_bytes(model, *small), activation_bytes(model, *large)
+    assert fp32_large > 3 * fp32_small  # activations grow with the batch; weights do not count
+    bf16_large = activation_bytes(model, *large, autocast=torch.bfloat16)
+    assert bf16_large < 0.8 * fp32_large
+    assert not model.training  # the mode is restored
+    per_dtype = saved_tensor_bytes(model, *large, autocast=torch.bfloat16)
+    assert sum(per_dtype.values()) == bf16_large
+    assert per_dtype[torch.bfloat16] > per_dtype[torch.float32]  # the matmuls ran in bf16
+    assert torch.bfloat16 not in saved_tensor_bytes(model, *large)
+    dropping = Transformer(TransformerConfig.tiny(len(DATE_VOCAB), dropout=0.1))
+    state = torch.get_rng_state()
+    saved_tensor_bytes(dropping, *small)
+    assert torch.equal(torch.get_rng_state(), state)  # measuring draws no random numbers
+
+
+# ---------------------------------------------------------------- explorers
+
+
+def test_explorers_hold_small_valid_state():
+    schedule = ScheduleExplorer(d_model=768, warmup=4000, steps=100_000)
+    assert schedule.d_model == 768 and 768 in schedule.d_models
+    smoothing = SmoothingExplorer(epsilon=0.1, V=len(DATE_VOCAB))
+    assert (smoothing.epsilon, smoothing.V) == (0.1, len(DATE_VOCAB))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(d_model=500), dict(warmup=50), dict(warmup=4000.0), dict(steps=5000)],
+)
+def test_schedule_explorer_rejects_bad_settings(kwargs):
+    with pytest.raises(ValueError, match=next(iter(kwargs))):
+        ScheduleExplorer(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs", [dict(epsilon=-0.1), dict(epsilon=0.6), dict(V=1)])
+def test_smoothing_explorer_rejects_bad_settings(kwargs):
+    with pytest.raises(ValueError, match=next(iter(kwargs))):
+        SmoothingExplorer(**kwargs)
+
+
+# ---------------------------------------------------------------- metrics
+
+
+def test_token_predictions_and_perplexity_match_cross_entropy():
+    g = torch.Generator().manual_seed(0)
+    logits = torch.randn(3, 6, 9, generator=g, dtype=torch.float64)
+    target = torch.randint(0, 9, (3, 6), generator=g)
+    target[:, -2:] = 0
+    got = token_predictions(logits, target, ignore_index=0)
+    n = int((target != 0).sum())
+    assert got.confidence.shape == got.correct.shape == got.nll.shape == (n,)
+    ce = F.cross_entropy(logits.reshape(-1, 9), target.reshape(-1), ignore_index=0)
+    torch.testing.assert_close(got.nll.mean(), ce)
+    assert perplexity(logits, target, ignore_index=0) == pytest.approx(math.exp(ce.item()))
+    probs = logits.softmax(-1)[target != 0]
+    torch.testing.assert_close(got.confidence, probs.max(-1).values)
+    assert (got.correct == (probs.argmax(-1) == target[target != 0])).all()
+    uniform = torch.zeros(2, 4, 9)
+    assert perplexity(uniform, torch.ones(2, 4, dtype=torch.long)) == pytest.approx(9.0)
+
+
+def test_ece_by_hand():
+    # bins of width 0.5: {0.2, 0.4} -> conf 0.3, acc 0.5; {0.9, 1.0} -> conf 0.95, acc 0.5
+    confidence = torch.tensor([0.2, 0.4, 0.9, 1.0])
+    correct = torch.tensor([True, False, True, False])
+    bins = reliability_bins(confidence, correct, n_bins=2)
+    torch.testing.assert_close(bins.confidence, torch.tensor([0.3, 0.95], dtype=torch.float64))
+    torch.testing.assert_close(bins.accuracy, torch.tensor([0.5, 0.5], dtype=torch.float64))
+    assert bins.count.tolist() == [2, 2]
+    ece = expected_calibration_error(confidence, correct, n_bins=2)
+    assert ece == pytest.approx(0.5 * 0.2 + 0.5 * 0.45)
+
+
+def test_ece_is_small_when_calibrated_and_large_when_overconfident():
+    g = torch.Generator().manual_seed(0)
+    confidence = torch.rand(20_000, generator=g)
+    calibrated = torch.rand(20_000, generator=g) < confidence  # right with probability c
+    assert expected_calibration_error(confidence, calibrated) < 0.02
+    always_sure = torch.ones(1000)
+    right = torch.arange(1000) < 700  # 70% right at confidence 1
+    assert expected_calibration_error(always_sure, right) == pytest.approx(0.3)
+    bins = reliability_bins(always_sure, right, n_bins=15)
+    assert bins.count[-1] == 1000 and bins.count[:-1].sum() == 0
+    assert torch.isnan(bins.accuracy[0])
+
+
+def test_metrics_reject_bad_input():
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        expected_calibration_error(torch.tensor([0.5, 1.5]), torch.tensor([True, False]))
+    with pytest.raises(ValueError, match="one length"):
+        expected_calibration_error(torch.tensor([0.5, 0.6]), torch.tensor([True]))
+    with pytest.raises(ValueError, match="n_bins"):
+        reliability_bins(torch.tensor([0.5]), torch.tensor([True]), n_bins=0)
+    with pytest.raises(ValueError, match="at least one"):
+        expected_calibration_error(torch.tensor([]), torch.tensor([], dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"\(2, 5\) and \(3,\)"):
+        perplexity(torch.randn(2, 5), torch.tensor([0, 1, 2]))
+    with pytest.raises(ValueError, match="ignore_index"):
+        token_predictions(torch.randn(2, 5), torch.tensor([0, 0]), ignore_index=0)
