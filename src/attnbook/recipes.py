@@ -38,7 +38,7 @@ def date_batches(dates: Sequence, batch_size: int, seed: int) -> Iterator[tuple[
 
 def train_date_model(
     steps: int = 600,
-    batch_size: int = 128,
+    batch_size: int = 64,
     peak_lr: float = 5e-3,
     warmup: int = 60,
     seed: int = 0,
@@ -90,7 +90,7 @@ def load_date_model(device: str | torch.device = "cpu") -> Transformer:
 
 
 def train_copy_model(
-    steps: int = 400,
+    steps: int = 320,
     batch_size: int = 64,
     T: int = 10,
     seed: int = 0,
