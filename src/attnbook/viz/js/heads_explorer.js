@@ -109,7 +109,8 @@ function render({ model, el }) {
     const verdict =
       target === ""
         ? "no answer is asked here (the key comes later or is the previous token)"
-        : `answer ${target}; keeping ${subsets[s - 1]} the model says ${answer} ${answer === target ? "✓" : "✗"}`;
+        : `answer ${target}; keeping ${subsets[s - 1]} the model says ${answer} ` +
+          (answer === target ? "✓ (right)" : "✗ (wrong)");
     const norm = Math.sqrt(sum.reduce((acc, v) => acc + v * v, 0));
     ui.note.textContent = `query ${i}: ${verdict} · |Σ kept contributions| = ${fmt(norm, 2)}`;
     const looks = kept

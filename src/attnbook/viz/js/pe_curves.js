@@ -1,6 +1,19 @@
 // PE curves explorer (§3.5): one dimension of the sinusoidal encoding over all positions
 // (and its sin/cos partner, dashed), with a marker at pos; below, the whole vector PE(pos).
-import { axes, colourKey, diverging, label, linear, mount, niceTicks, pool, setAttrs, setText, svgEl } from "./base.js";
+import {
+  axes,
+  colourKey,
+  diverging,
+  fmt,
+  label,
+  linear,
+  mount,
+  niceTicks,
+  pool,
+  setAttrs,
+  setText,
+  svgEl,
+} from "./base.js";
 import { LAYOUT_PICKER, pairOf, partnerOf, pe } from "./positional.js";
 
 function render({ model, el }) {
@@ -79,11 +92,11 @@ function render({ model, el }) {
     parts.mark.setAttribute("x", parts.x0 + dim * parts.cw - 1);
     const lam = 2 * Math.PI * base ** ((2 * i) / d);
     ui.note.textContent =
-      `PE(${pos}, ${dim}) = ${fn}(${pos} / ${base}^(${2 * i}/${d})) = ${value.toFixed(4)} · ` +
+      `PE(${pos}, ${dim}) = ${fn}(${pos} / ${base}^(${2 * i}/${d})) = ${fmt(value, 4)} · ` +
       `pair i = ${i}, wavelength 2π·${base}^(${2 * i}/${d}) = ${lam.toFixed(1)} positions`;
     return (
       `Dimension ${dim} (${fn} of pair ${i}, wavelength ${lam.toFixed(1)} positions) over positions ` +
-      `0 to ${L - 1}; at position ${pos} it is ${value.toFixed(3)}. Strip: the ${d} values of PE(${pos}).`
+      `0 to ${L - 1}; at position ${pos} it is ${fmt(value, 3)}. Strip: the ${d} values of PE(${pos}).`
     );
   }
 

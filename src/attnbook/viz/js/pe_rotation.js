@@ -74,8 +74,8 @@ function render({ model, el }) {
     const [c0, s0] = [Math.cos(k), Math.sin(k)];
     ui.note.textContent =
       `block of pair 0 in M_${k}: [[${c0.toFixed(3)}, ${s0.toFixed(3)}], [${(-s0).toFixed(3)}, ` +
-      `${c0.toFixed(3)}]] (no pos in it) · largest |M_k·PE(pos) − PE(pos+k)| here: ${worst.toExponential(1)}`;
-    const degrees = omega.map((w) => fmt((k * w * 180) / Math.PI, 1)).join(", ");
+      `${c0.toFixed(3)}]] (no pos in it) · largest |M_k·PE(pos) − PE(pos+k)| here: ${fmt(worst, 2)}`;
+    const degrees = omega.map((w) => fmt((k * w * 180) / Math.PI, 2)).join(", ");
     return `Offset k = ${k}, position ${pos}: the ${half} pairs turn by ${degrees} degrees, from PE(${pos}) to PE(${pos + k}).`;
   }
 

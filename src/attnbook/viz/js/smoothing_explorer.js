@@ -118,7 +118,7 @@ function render({ model, el }) {
         `ε = 0, V = ${V}: one-hot target; the loss keeps falling as the margin grows, ` +
         "so training pushes the confidence p(y) towards 1";
     }
-    const where = epsilon > 0 ? `its minimum is at margin ${fmt(mStar, 2)}` : "it has no minimum: it falls for ever";
+    const where = epsilon > 0 ? `is smallest at margin ${fmt(mStar, 2)}` : "keeps falling: it has no minimum";
     return (
       `ε = ${epsilon.toFixed(2)}, V = ${V}: the target gives ${right.toFixed(3)} to the right class and ` +
       `${other.toFixed(4)} to each of the ${V - 1} others; the loss against the logit margin ${where}.`
