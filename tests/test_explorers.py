@@ -22,9 +22,10 @@ from attnbook.compress import dequantize_per_channel, quantize_per_channel
 from attnbook.efficient import block_layout
 from attnbook.heads import head_contributions
 from attnbook.positional import frequencies, rotation_matrix, sinusoidal_encoding
+from attnbook.rnn import gradient_norm_grid
 from attnbook.scaling import entropy
 from attnbook.train import label_smoothing_loss, noam_lr, smoothed_targets
-from attnbook.viz import Explorer
+from attnbook.viz import Explorer, GradientDecayExplorer
 from attnbook.viz.explorers._base import JS, bundle
 from attnbook.viz.explorers.efficient import LAYOUTS
 
@@ -285,3 +286,14 @@ def test_cross_attention_and_patch_explorers_average_heads_like_torch():
     torch.testing.assert_close(f64(row), f64(patches.cls[3][1]).mean(0), rtol=0, atol=1e-12)
     weights = f64(patches.cls[3][1][0][1:])
     assert share == pytest.approx((weights * f64(patches.marked[3])).sum().item(), abs=1e-12)
+
+
+@needs_node
+def test_gradient_explorer_reads_the_grid_by_distance():
+    rhos = [0.5, 1.0, 2.0]
+    grid = gradient_norm_grid(rhos, T=30, d_h=16, B=2, burn_in=10)  # column k: distance k
+    widget = GradientDecayExplorer(rhos, grid)
+    results = js("rnn_gradient_explorer", *[("decay", [row]) for row in widget.log_norms])
+    expected = grid[:, -1] - grid[:, 0]  # log10 of the change from distance 0 to 29
+    torch.testing.assert_close(f64([r["change"] for r in results]), expected, rtol=0, atol=2e-3)
+    assert results[0]["verb"] == "vanishes"  # ρ = 0.5

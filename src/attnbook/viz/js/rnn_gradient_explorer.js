@@ -7,6 +7,16 @@ export function pathThrough(ys, X, Y) {
   return ys.map((v, k) => `${k ? "L" : "M"}${X(k).toFixed(1)},${Y(v).toFixed(1)}`).join("");
 }
 
+/**
+ * How the gradient norm changes from distance 0 (the last input) to the farthest one: the
+ * log10 of the factor, and what that means for learning from far back.
+ */
+export function decay(curve) {
+  const change = curve[curve.length - 1] - curve[0];
+  const verb = change < -0.5 ? "vanishes" : change > 0.5 ? "explodes" : "stays roughly level";
+  return { change, verb };
+}
+
 function render({ model, el }) {
   const rhos = model.get("rhos");
   const grid = model.get("log_norms");
@@ -66,9 +76,8 @@ function render({ model, el }) {
     parts.curve.setAttribute("d", pathThrough(curve, parts.X, parts.Y));
     setText(parts.legend[0], `tanh RNN, ρ = ${rho}`);
     const tenth = (x) => Number(x.toFixed(1)).toFixed(1); // no "−0.0"
-    const change = curve[T - 1] - curve[0];
-    const verb = change < -0.5 ? "vanishes" : change > 0.5 ? "explodes" : "stays roughly level";
-    const attn = attention.length ? `; one self-attention layer: 10^${tenth(attention[T - 1] - attention[0])}` : "";
+    const { change, verb } = decay(curve);
+    const attn = attention.length ? `; one self-attention layer: 10^${tenth(decay(attention).change)}` : "";
     ui.note.textContent =
       `ρ = ${rho}: from distance 0 to ${T - 1} the gradient norm changes by a factor ` +
       `10^${tenth(change)}, so it ${verb}${attn}`;
