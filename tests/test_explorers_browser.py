@@ -18,24 +18,15 @@ import functools
 import http.server
 import json
 import os
-import shutil
 import statistics
 import threading
 from pathlib import Path
 
 import pytest
 from test_explorers_cases import CASES
+from test_site import CHROMIUM
+from test_site import QUIET_FLAGS as FLAGS
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 MODES = {  # viewport width, theme
     "wide": (1280, "light"),
     "phone": (390, "light"),
