@@ -11,8 +11,8 @@ function render({ model, el }) {
 
   function build(ui) {
     const { svg, width: W, dark } = ui;
-    const x0 = 44;
     const top = 24;
+    const x0 = 44;
     const rowH = Math.max(2, Math.min(6, Math.floor(360 / L)));
     const H = rowH * L;
     const w = W - x0 - 16;
