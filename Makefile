@@ -31,9 +31,11 @@ $(VENDOR)/.copied: package.json package-lock.json site/copy_assets.py
 	$(BIN)/python site/copy_assets.py
 	touch $@
 
-lint: venv
+lint: venv assets
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	npx --no-install eslint .
+	npx --no-install prettier --check .
 
 unit: venv
 	$(BIN)/pytest -q tests --ignore=tests/test_site.py

@@ -4,13 +4,14 @@ Nothing here trains or computes a model: every function takes tensors the
 package already returned.
 """
 
+from attnbook.viz import explorers
 from attnbook.viz.bertviz_adapter import head_view, model_view
-from attnbook.viz.explorers import AttentionExplorer
+from attnbook.viz.explorers import *  # noqa: F403 (every explorer and their base class)
 from attnbook.viz.plots import plot_attention, plot_vectors
 from attnbook.viz.record import glue
 
 __all__ = [
-    "AttentionExplorer",
+    *explorers.__all__,
     "glue",
     "head_view",
     "model_view",

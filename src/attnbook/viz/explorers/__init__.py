@@ -5,12 +5,12 @@ traits; each widget's small ES module (in ``viz/js/``) draws and redraws from
 them. The widget state is saved with the notebook, so the same explorer works on
 the static book site (no kernel), in Colab and in JupyterLab.
 
-Conventions every explorer follows (the site's browser test relies on them): the
-ES module draws into a root ``<div class="attnbook-explorer">`` holding an
-``<svg>``, and its controls are ``<input type="range">`` or ``<select>``
-elements; moving any of them redraws the SVG.
+Every explorer is an :class:`Explorer`: it names its module and declares its traits;
+the module imports the shared helpers of ``js/base.js`` (scaffold, controls bound to
+traits, scales, theme, text alternative, keyboard), bundled into one ES module.
 """
 
+from attnbook.viz.explorers._base import Explorer
 from attnbook.viz.explorers.attention import AttentionExplorer
 from attnbook.viz.explorers.compress import QuantizationExplorer
 from attnbook.viz.explorers.cross_attention import CrossAttentionExplorer
@@ -29,6 +29,7 @@ from attnbook.viz.explorers.training import ScheduleExplorer, SmoothingExplorer
 __all__ = [
     "AttentionExplorer",
     "CrossAttentionExplorer",
+    "Explorer",
     "GradientDecayExplorer",
     "HeadsExplorer",
     "PatchAttentionExplorer",

@@ -5,22 +5,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import anywidget
 import torch
 import traitlets
 
-from attnbook.viz.explorers._base import module_source, rounded, stylesheet
+from attnbook.viz.explorers._base import Explorer, rounded
 
 
-class AttentionExplorer(anywidget.AnyWidget):
+class AttentionExplorer(Explorer):
     """Pick a query token and a temperature τ; see softmax(q·kⱼ / (√d_k·τ)) and the output.
 
     The scaled scores Q Kᵀ/√d_k and the values V are computed here once; the
     browser recomputes the weights and the output Σⱼ wⱼ vⱼ when a slider moves.
     """
 
-    _esm = module_source("attention_explorer")
-    _css = stylesheet()
+    _module = "attention_explorer"
 
     tokens = traitlets.List(traitlets.Unicode()).tag(sync=True)
     scores = traitlets.List(traitlets.List(traitlets.Float())).tag(sync=True)

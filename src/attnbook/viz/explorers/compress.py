@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import anywidget
 import torch
 import traitlets
 
-from attnbook.viz.explorers._base import module_source, rounded, stylesheet
+from attnbook.viz.explorers._base import Explorer, rounded
 
 
-class QuantizationExplorer(anywidget.AnyWidget):
+class QuantizationExplorer(Explorer):
     """Pick a layer, a row and a number of bits b; see the row's weights on the b-bit grid.
 
     Python hands over a few rows of float weights for each layer and the accuracy of the
@@ -17,8 +16,7 @@ class QuantizationExplorer(anywidget.AnyWidget):
     s = max_j abs(w_j) / (2^(b-1) − 1) and ŵ_j = round(w_j / s) · s (symmetric, per channel).
     """
 
-    _esm = module_source("compress_explorer")
-    _css = stylesheet()
+    _module = "compress_explorer"
 
     layers = traitlets.List(traitlets.Unicode()).tag(sync=True)
     rows = traitlets.List(traitlets.List(traitlets.List(traitlets.Float()))).tag(sync=True)

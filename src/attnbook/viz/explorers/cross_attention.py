@@ -4,22 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import anywidget
 import torch
 import traitlets
 
-from attnbook.viz.explorers._base import module_source, rounded, stylesheet
+from attnbook.viz.explorers._base import Explorer, rounded
 
 
-class CrossAttentionExplorer(anywidget.AnyWidget):
+class CrossAttentionExplorer(Explorer):
     """Pick an example, a layer and a head: see which source characters each output attends to.
 
     ``weights[e]`` is example e's cross-attention, ``(N, h, T_out, T_src)``, precomputed
     from a trained model; the browser draws the chosen slice (or the mean over heads).
     """
 
-    _esm = module_source("cross_attention_explorer")
-    _css = stylesheet()
+    _module = "cross_attention_explorer"
 
     sources = traitlets.List(traitlets.List(traitlets.Unicode())).tag(sync=True)
     outputs = traitlets.List(traitlets.List(traitlets.Unicode())).tag(sync=True)

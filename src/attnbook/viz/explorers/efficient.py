@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import anywidget
 import traitlets
 
-from attnbook.viz.explorers._base import module_source, stylesheet
+from attnbook.viz.explorers._base import Explorer
 
 #: The block layouts the explorer offers, as keyword arguments of
 #: :func:`attnbook.efficient.block_layout` (the browser implements the same function).
@@ -17,7 +16,7 @@ LAYOUTS: dict[str, dict[str, int]] = {
 }
 
 
-class SparsityExplorer(anywidget.AnyWidget):
+class SparsityExplorer(Explorer):
     """Window size w, block size b, a block layout: which of the n × n scores are computed.
 
     Left, sliding-window attention (abs(i − j) ≤ w) as
@@ -28,8 +27,7 @@ class SparsityExplorer(anywidget.AnyWidget):
     the four numbers below; nothing but them is stored in the page.
     """
 
-    _esm = module_source("sparsity_explorer")
-    _css = stylesheet()
+    _module = "sparsity_explorer"
 
     n = traitlets.Int(64).tag(sync=True)
     window = traitlets.Int(4).tag(sync=True)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import anywidget
 import torch
 import traitlets
 
-from attnbook.viz.explorers._base import module_source, rounded, stylesheet
+from attnbook.viz.explorers._base import Explorer, rounded
 
 MAX_HEADS = 6  # 2^h − 1 subsets of heads are listed in the picker
 
@@ -21,7 +20,7 @@ def subset_label(s: int, h: int) -> str:
     return ("head " if len(kept) == 1 else "heads ") + "+".join(map(str, kept))
 
 
-class HeadsExplorer(anywidget.AnyWidget):
+class HeadsExplorer(Explorer):
     """Pick a subset of heads and a query position; see each kept head's weights and their sum.
 
     Everything is precomputed from one sequence of a trained model: the weights
@@ -30,8 +29,7 @@ class HeadsExplorer(anywidget.AnyWidget):
     heads kept. The browser adds up the kept heads' contributions and redraws.
     """
 
-    _esm = module_source("heads_explorer")
-    _css = stylesheet()
+    _module = "heads_explorer"
 
     tokens = traitlets.List(traitlets.Unicode()).tag(sync=True)
     weights = traitlets.List().tag(sync=True)  # (h, T, T)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import anywidget
 import torch
 import traitlets
 
-from attnbook.viz.explorers._base import module_source, rounded, stylesheet
+from attnbook.viz.explorers._base import Explorer, rounded
 
 
-class PatchAttentionExplorer(anywidget.AnyWidget):
+class PatchAttentionExplorer(Explorer):
     """Pick an image, a layer and a head; see the [CLS] token's attention over the patches.
 
     Python hands over the images and, for each image, layer and head, the row of the
@@ -20,8 +19,7 @@ class PatchAttentionExplorer(anywidget.AnyWidget):
     image with each patch tinted by its weight, and the weights as bars.
     """
 
-    _esm = module_source("modern_explorer")
-    _css = stylesheet()
+    _module = "modern_explorer"
 
     images = traitlets.List(traitlets.List(traitlets.List(traitlets.Float()))).tag(sync=True)
     cls = traitlets.List().tag(sync=True)  # (n, N, h, 1 + P): [CLS] row per layer and head

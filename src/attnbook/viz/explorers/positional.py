@@ -8,11 +8,10 @@ PE(pos, 2i+1) = cos(pos/base^(2i/d_model)) itself, exactly as
 
 from __future__ import annotations
 
-import anywidget
 import traitlets
 
 from attnbook.positional import LAYOUTS
-from attnbook.viz.explorers._base import module_source, stylesheet
+from attnbook.viz.explorers._base import Explorer
 
 
 def _check_even_d_model(d_model: int) -> None:
@@ -27,7 +26,14 @@ def _check_index(name: str, value: int, low: int, high: int) -> None:
         raise ValueError(f"{name} must be an int in {low}..{high}, got {value!r}")
 
 
-class PECurvesExplorer(anywidget.AnyWidget):
+def _check_base(base: float, table_layout: str = "interleaved") -> None:
+    if table_layout not in LAYOUTS:
+        raise ValueError(f"table_layout must be one of {LAYOUTS}, got {table_layout!r}")
+    if not isinstance(base, (int, float)) or not base > 1:
+        raise ValueError(f"base must be a number greater than 1, got {base!r}")
+
+
+class PECurvesExplorer(Explorer):
     """Position and dimension sliders → that dimension's curve over positions, and PE(pos).
 
     The top panel draws PE(·, dim) (and its sin/cos partner, dashed) for positions
@@ -37,8 +43,7 @@ class PECurvesExplorer(anywidget.AnyWidget):
     :func:`attnbook.positional.sinusoidal_encoding`).
     """
 
-    _esm = module_source("pe_curves")
-    _css = stylesheet()
+    _module = "pe_curves"
 
     d_model = traitlets.Int(64).tag(sync=True)
     max_len = traitlets.Int(100).tag(sync=True)
@@ -62,10 +67,7 @@ class PECurvesExplorer(anywidget.AnyWidget):
         _check_index("max_len", max_len, 2, 2000)
         _check_index("pos", pos, 0, max_len - 1)
         _check_index("dim", dim, 0, d_model - 1)
-        if table_layout not in LAYOUTS:
-            raise ValueError(f"table_layout must be one of {LAYOUTS}, got {table_layout!r}")
-        if not base > 1:
-            raise ValueError(f"base must be greater than 1, got {base!r}")
+        _check_base(base, table_layout)
         super().__init__(
             d_model=d_model,
             max_len=max_len,
@@ -77,7 +79,7 @@ class PECurvesExplorer(anywidget.AnyWidget):
         )
 
 
-class PERotationExplorer(anywidget.AnyWidget):
+class PERotationExplorer(Explorer):
     """Offset k slider → M_k turning every (sin, cos) pair of PE(pos) into PE(pos + k).
 
     One small panel per pair i: the unit circle, the point (PE(pos, 2i), PE(pos, 2i+1)),
@@ -85,8 +87,7 @@ class PERotationExplorer(anywidget.AnyWidget):
     every pos). A second slider moves pos to show that the angle does not depend on it.
     """
 
-    _esm = module_source("pe_rotation")
-    _css = stylesheet()
+    _module = "pe_rotation"
 
     d_model = traitlets.Int(16).tag(sync=True)
     base = traitlets.Float(10000.0).tag(sync=True)
@@ -112,8 +113,7 @@ class PERotationExplorer(anywidget.AnyWidget):
         _check_index("k", k, -k_max, k_max)
         _check_index("pos_max", pos_max, 1, 10000)
         _check_index("pos", pos, 0, pos_max)
-        if not base > 1:
-            raise ValueError(f"base must be greater than 1, got {base!r}")
+        _check_base(base)
         super().__init__(
             d_model=d_model,
             pos=pos,
@@ -125,14 +125,13 @@ class PERotationExplorer(anywidget.AnyWidget):
         )
 
 
-class PEHeatmapExplorer(anywidget.AnyWidget):
+class PEHeatmapExplorer(Explorer):
     """d_model slider → the (max_len, d_model) table PE as a heatmap, recomputed in the browser.
 
     A picker switches ``table_layout`` between interleaved and concatenated.
     """
 
-    _esm = module_source("pe_heatmap")
-    _css = stylesheet()
+    _module = "pe_heatmap"
 
     d_model = traitlets.Int(64).tag(sync=True)
     max_len = traitlets.Int(60).tag(sync=True)
@@ -151,8 +150,7 @@ class PEHeatmapExplorer(anywidget.AnyWidget):
         base: float = 10000.0,
         **kwargs,
     ) -> None:
-        if table_layout not in LAYOUTS:
-            raise ValueError(f"table_layout must be one of {LAYOUTS}, got {table_layout!r}")
+        _check_base(base, table_layout)
         _check_even_d_model(d_model_min)
         _check_even_d_model(d_model_max)
         _check_even_d_model(d_model)
@@ -161,8 +159,6 @@ class PEHeatmapExplorer(anywidget.AnyWidget):
                 f"d_model={d_model} is outside the slider's range {d_model_min}..{d_model_max}"
             )
         _check_index("max_len", max_len, 2, 200)
-        if not base > 1:
-            raise ValueError(f"base must be greater than 1, got {base!r}")
         super().__init__(
             d_model=d_model,
             max_len=max_len,

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import anywidget
 import torch
 import traitlets
 
-from attnbook.viz.explorers._base import module_source, rounded, stylesheet
+from attnbook.viz.explorers._base import Explorer, rounded
 
 
-class GradientDecayExplorer(anywidget.AnyWidget):
+class GradientDecayExplorer(Explorer):
     """Move the spectral radius ρ of W_hh; see log10 ‖∂h_T/∂x_t‖ against the distance T − t.
 
     The curves are precomputed for a grid of ρ (for example with
@@ -19,8 +18,7 @@ class GradientDecayExplorer(anywidget.AnyWidget):
     An optional flat reference is the same quantity for one self-attention layer.
     """
 
-    _esm = module_source("rnn_gradient_explorer")
-    _css = stylesheet()
+    _module = "rnn_gradient_explorer"
 
     rhos = traitlets.List(traitlets.Float()).tag(sync=True)
     log_norms = traitlets.List(traitlets.List(traitlets.Float())).tag(sync=True)
@@ -57,15 +55,14 @@ class GradientDecayExplorer(anywidget.AnyWidget):
         )
 
 
-class TimingExplorer(anywidget.AnyWidget):
+class TimingExplorer(Explorer):
     """Move the sequence length n; see the measured forward+backward times of each layer.
 
     ``times`` maps a layer's label to its times in seconds, one per length, as
     the chapter's benchmark measured them; nothing is re-timed in the browser.
     """
 
-    _esm = module_source("rnn_timing_explorer")
-    _css = stylesheet()
+    _module = "rnn_timing_explorer"
 
     lengths = traitlets.List(traitlets.Int()).tag(sync=True)
     labels = traitlets.List(traitlets.Unicode()).tag(sync=True)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import anywidget
 import torch
 import traitlets
 
 from attnbook.scaling import SCALINGS
-from attnbook.viz.explorers._base import module_source, rounded, stylesheet
+from attnbook.viz.explorers._base import Explorer, rounded
 
 
-class ScalingExplorer(anywidget.AnyWidget):
+class ScalingExplorer(Explorer):
     """Pick d_k and a scaling; see the logits scale·q·kⱼ, softmax weights, entropy and gradients.
 
     Python hands over one query ``q`` (d_max components) and T keys ``k``
@@ -19,8 +18,7 @@ class ScalingExplorer(anywidget.AnyWidget):
     ‖diag(p) − p pᵀ‖_F and ‖∂p/∂q‖_F for scale = 1, 1/√d_k or 1/d_k.
     """
 
-    _esm = module_source("scaling_explorer")
-    _css = stylesheet()
+    _module = "scaling_explorer"
 
     q = traitlets.List(traitlets.Float()).tag(sync=True)
     k = traitlets.List(traitlets.List(traitlets.Float())).tag(sync=True)

@@ -6,21 +6,19 @@ sliders' starting values.
 
 from __future__ import annotations
 
-import anywidget
 import traitlets
 
-from attnbook.viz.explorers._base import module_source, stylesheet
+from attnbook.viz.explorers._base import Explorer
 
 D_MODELS = (64, 128, 256, 512, 768, 1024, 2048, 4096)
 
 
-class ScheduleExplorer(anywidget.AnyWidget):
+class ScheduleExplorer(Explorer):
     """Pick d_model and warmup; see lrate = d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)
     (Eq. 3, §5.3) over ``steps`` training steps, beside the paper's base setting
     (d_model = 512, warmup = 4000, dashed)."""
 
-    _esm = module_source("schedule_explorer")
-    _css = stylesheet()
+    _module = "schedule_explorer"
 
     d_model = traitlets.Int(512).tag(sync=True)
     warmup = traitlets.Int(4000).tag(sync=True)
@@ -41,13 +39,12 @@ class ScheduleExplorer(anywidget.AnyWidget):
         )
 
 
-class SmoothingExplorer(anywidget.AnyWidget):
+class SmoothingExplorer(Explorer):
     """Pick ε and the number of classes V; see the smoothed target
     q'(k) = (1 − ε) δ_{k,y} + ε / V (§5.4) and the loss H(q', p) as a function of the
     logit margin of p, whose minimum (p = q') is finite once ε > 0."""
 
-    _esm = module_source("smoothing_explorer")
-    _css = stylesheet()
+    _module = "smoothing_explorer"
 
     epsilon = traitlets.Float(0.1).tag(sync=True)
     V = traitlets.Int(50).tag(sync=True)

@@ -1,100 +1,111 @@
-// Attention explorer: the query token and temperature τ are chosen in the browser;
-// weights = softmax(scores[query] / τ), output = Σ_j weights_j · values_j.
-const NS = "http://www.w3.org/2000/svg";
+// Attention explorer (§3.2.1): the query token and the temperature τ are chosen in the
+// browser; weights = softmax(scores[query] / τ) with scores = Q Kᵀ / √d_k from Python,
+// output = Σ_j weights_j · values_j.
+import { diverging, entropy, fmt, label, mount, setAttrs, setText, softmax, svgEl } from "./base.js";
 
-function el(tag, attrs, parent, text) {
-  const node = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
+/** weights = softmax(scores / τ) and output = Σ_j weights_j values_j (d_v,). */
+export function attend(scores, values, tau) {
+  const weights = softmax(scores.map((s) => s / tau));
+  const output = values[0].map((_, c) => weights.reduce((acc, w, j) => acc + w * values[j][c], 0));
+  return { weights, output };
 }
 
-function softmax(xs) {
-  const m = Math.max(...xs);
-  const e = xs.map((x) => Math.exp(x - m));
-  const s = e.reduce((a, b) => a + b, 0);
-  return e.map((x) => x / s);
-}
-
-function colour(x, limit) {
-  // diverging blue (negative) – white – red (positive)
-  const t = Math.max(-1, Math.min(1, x / limit));
-  const a = Math.round(255 * (1 - Math.abs(t)));
-  return t >= 0 ? `rgb(255,${a},${a})` : `rgb(${a},${a},255)`;
-}
-
-function slider(parent, label, min, max, step, value) {
-  const wrap = document.createElement("label");
-  wrap.textContent = label + " ";
-  const input = document.createElement("input");
-  Object.assign(input, { type: "range", min, max, step, value });
-  const out = document.createElement("output");
-  wrap.append(input, out);
-  parent.appendChild(wrap);
-  return { input, out };
-}
-
-function render({ model, el: root }) {
+function render({ model, el }) {
   const tokens = model.get("tokens");
   const scores = model.get("scores");
   const values = model.get("values");
-  const box = document.createElement("div");
-  box.className = "attnbook-explorer";
-  const controls = document.createElement("div");
-  controls.className = "controls";
-  const q = slider(controls, "query token", 0, tokens.length - 1, 1, model.get("query"));
-  const t = slider(controls, "temperature τ", -1.5, 1.5, 0.05, Math.log10(model.get("temperature")));
-  const svg = el("svg", { width: 700, height: 0, role: "img" });
-  const note = document.createElement("div");
-  note.className = "note";
-  box.append(controls, svg, note);
-  root.appendChild(box);
-
+  const T = tokens.length;
   const d_v = values[0].length;
-  const limit = Math.max(...values.flat().map(Math.abs), 1e-9);
-  const rowH = 22, left = 90, barW = 260, cell = 24, gap = 40;
+  const limit = Math.max(1e-9, ...values.flat().map(Math.abs));
+  const rowH = 24;
+  let parts;
 
-  function draw() {
-    const i = Number(q.input.value);
-    const tau = Math.pow(10, Number(t.input.value));
-    q.out.textContent = tokens[i];
-    t.out.textContent = tau.toFixed(2);
-    const w = softmax(scores[i].map((s) => s / tau));
-    const out = Array.from({ length: d_v }, (_, c) => w.reduce((acc, wj, j) => acc + wj * values[j][c], 0));
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
-    const vx = left + barW + gap;
-    el("text", { x: left, y: 14, "font-weight": "bold" }, svg, `weights of "${tokens[i]}" over the keys`);
-    el("text", { x: vx, y: 14, "font-weight": "bold" }, svg, "values vⱼ");
+  function build(ui) {
+    const { svg, width: W, narrow, dark } = ui;
+    const longest = Math.max(...tokens.map((t) => t.length));
+    const left = Math.min(90, Math.max(narrow ? 56 : 36, 10 + 7 * longest));
+    const barW = narrow ? W - left - 4 : Math.min(280, Math.floor(0.45 * W));
+    const top = 26;
+    const vx = narrow ? left : left + barW + 36;
+    const vTop = narrow ? top + T * rowH + 34 : top;
+    const cell = Math.min(28, Math.floor((W - vx - 2) / d_v));
+    parts = { bars: [], numbers: [], out: [], barW };
+    parts.title = label(svg, 4, 16, "", "start", "ae-title");
+    label(svg, vx, vTop - 10, "values vⱼ", "start", "ae-title");
+    const cellsLeft = narrow ? left : vx;
     tokens.forEach((tok, j) => {
-      const y = 24 + j * rowH;
-      el("text", { x: left - 6, y: y + 15, "text-anchor": "end" }, svg, tok);
-      el("rect", { x: left, y: y + 3, width: barW, height: rowH - 6, fill: "#f0f0f0" }, svg);
-      el("rect", { x: left, y: y + 3, width: Math.max(0.5, barW * w[j]), height: rowH - 6,
-                   fill: j === i ? "#d9480f" : "#1c7ed6", "data-weight": w[j].toFixed(4) }, svg);
-      el("text", { x: left + barW - 4, y: y + 15, "text-anchor": "end" }, svg, w[j].toFixed(3));
-      values[j].forEach((x, c) => el("rect", { x: vx + c * cell, y: y + 2, width: cell - 2,
-                                             height: rowH - 4, fill: colour(x, limit) }, svg));
+      const y = top + j * rowH;
+      label(svg, left - 6, y + 16, tok, "end");
+      svgEl("rect", { x: left, y: y + 3, width: barW, height: rowH - 6, class: "ae-panel" }, svg);
+      parts.bars.push(svgEl("rect", { x: left, y: y + 3, height: rowH - 6 }, svg));
+      parts.numbers.push(label(svg, left + barW - 4, y + 16, "", "end"));
+      const vy = vTop + j * rowH;
+      if (narrow) label(svg, left - 6, vy + 16, tok, "end");
+      values[j].forEach((x, c) => {
+        const attrs = { x: cellsLeft + c * cell, y: vy + 2, width: cell - 2, height: rowH - 4 };
+        svgEl("rect", { ...attrs, fill: diverging(x / limit, dark) }, svg);
+      });
     });
-    const yo = 24 + tokens.length * rowH + 10;
-    el("text", { x: vx - 6, y: yo + 15, "text-anchor": "end", "font-weight": "bold" }, svg, "output Σⱼ wⱼvⱼ");
-    out.forEach((x, c) => el("rect", { x: vx + c * cell, y: yo + 2, width: cell - 2, height: rowH - 4,
-                                       fill: colour(x, limit), stroke: "#333", "data-value": x.toFixed(4) }, svg));
-    svg.setAttribute("height", yo + rowH + 6);
-    const H = -w.reduce((acc, p) => acc + (p > 0 ? p * Math.log(p) : 0), 0);
-    note.textContent = `largest weight ${Math.max(...w).toFixed(3)} · entropy ${H.toFixed(3)} nats ` +
-      `(uniform would be ${Math.log(tokens.length).toFixed(3)}) · τ → 0 picks one key, τ → ∞ averages them all`;
+    const yo = vTop + T * rowH + 8;
+    label(svg, cellsLeft - 6, yo + 16, "output", "end", "ae-title");
+    for (let c = 0; c < d_v; c++) {
+      const attrs = { x: cellsLeft + c * cell, y: yo + 2, width: cell - 2, height: rowH - 4 };
+      parts.out.push(svgEl("rect", { ...attrs, class: "ae-outline" }, svg));
+    }
+    label(svg, cellsLeft, yo + rowH + 16, "Σⱼ wⱼ vⱼ (blue −, orange +)", "start", "ae-muted");
+    ui.size(yo + rowH + 24);
   }
 
-  function sync() {
-    draw();
-    model.set("query", Number(q.input.value));
-    model.set("temperature", Math.pow(10, Number(t.input.value)));
-    try { model.save_changes(); } catch (e) { /* static page: no kernel to tell */ }
+  function update(ui) {
+    const i = ui.values.query;
+    const tau = 10 ** ui.values.logTau;
+    const { weights, output } = attend(scores[i], values, tau);
+    setText(parts.title, `weights of "${tokens[i]}" over the keys (τ = ${fmt(tau, 2)})`);
+    weights.forEach((w, j) => {
+      const cls = `ae-fill ${j === i ? "ae-c1" : "ae-c0"}`;
+      setAttrs(parts.bars[j], { width: Math.max(0.5, parts.barW * w), class: cls });
+      setText(parts.numbers[j], w.toFixed(3));
+    });
+    output.forEach((x, c) => parts.out[c].setAttribute("fill", diverging(x / limit, ui.dark)));
+    const H = entropy(weights);
+    ui.note.textContent =
+      `largest weight ${fmt(Math.max(...weights))} · entropy ${fmt(H)} nats ` +
+      `(uniform would be ${fmt(Math.log(T))}) · τ → 0 picks one key, τ → ∞ averages them all`;
+    const listed = tokens.map((t, j) => `${t} ${weights[j].toFixed(2)}`).join(", ");
+    return (
+      `Query "${tokens[i]}" at temperature ${fmt(tau, 2)}: weights ${listed}; ` +
+      `output vector (${output.map((x) => fmt(x, 2)).join(", ")})`
+    );
   }
-  q.input.addEventListener("input", sync);
-  t.input.addEventListener("input", sync);
-  draw();
+
+  return mount(el, model, {
+    label: "Bars: one query token's attention weights over the keys; cells: the values and their weighted sum",
+    controls: [
+      {
+        kind: "slider",
+        name: "query",
+        label: "query token",
+        trait: "query",
+        min: 0,
+        max: T - 1,
+        text: (i) => `${tokens[i]} (${i})`,
+      },
+      {
+        kind: "slider",
+        name: "logTau",
+        label: "temperature τ",
+        trait: "temperature",
+        min: -1.5,
+        max: 1.5,
+        step: 0.05,
+        fromTrait: Math.log10,
+        toTrait: (v) => 10 ** v,
+        text: (v) => fmt(10 ** v, 2),
+      },
+    ],
+    build,
+    update,
+  });
 }
 
 export default { render };

@@ -1,90 +1,93 @@
 // Cross-attention explorer: rows are the decoder's output characters, columns the source
 // characters; pick the example, the layer and the head (or the mean over heads).
-const NS = "http://www.w3.org/2000/svg";
+import { headPicker, colourKey, label, mount, pool, sequential, setAttrs, setText, vlabel } from "./base.js";
 
-function el(tag, attrs, parent, text) {
-  const node = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
+/** The (T_out, T_src) weights of head k of one layer W (h, T_out, T_src); k < 0: their mean. */
+export function headWeights(W, k) {
+  if (k >= 0) return W[k];
+  return W[0].map((row, i) => row.map((_, j) => W.reduce((acc, hw) => acc + hw[i][j], 0) / W.length));
 }
 
-function picker(parent, label, options, value) {
-  const wrap = document.createElement("label");
-  wrap.textContent = label + " ";
-  const select = document.createElement("select");
-  options.forEach(([v, text]) => {
-    const o = document.createElement("option");
-    o.value = String(v);
-    o.textContent = text;
-    select.appendChild(o);
-  });
-  select.value = String(value);
-  wrap.appendChild(select);
-  parent.appendChild(wrap);
-  return select;
-}
+const shown = (c) => (c === " " ? "␣" : c);
 
-function blue(w) {
-  const a = Math.round(255 * (1 - Math.min(1, Math.max(0, w))));
-  return `rgb(${a},${Math.round(120 + 0.53 * a)},255)`;
-}
-
-function render({ model, el: root }) {
+function render({ model, el }) {
   const sources = model.get("sources");
   const outputs = model.get("outputs");
-  const weights = model.get("weights");
-  const N = weights[0].length, h = weights[0][0].length;
-  const box = document.createElement("div");
-  box.className = "attnbook-explorer";
-  const controls = document.createElement("div");
-  controls.className = "controls";
-  const ex = picker(controls, "example", sources.map((s, i) => [i, s.join("")]), model.get("example"));
-  const layer = picker(controls, "layer", [...Array(N).keys()].map((l) => [l, `${l + 1} of ${N}`]),
-                       model.get("layer"));
-  const head = picker(controls, "head", [[-1, "mean of heads"],
-                      ...[...Array(h).keys()].map((k) => [k, `head ${k + 1}`])], model.get("head"));
-  const svg = el("svg", { width: 720, height: 100, role: "img" });
-  const note = document.createElement("div");
-  note.className = "note";
-  box.append(controls, svg, note);
-  root.appendChild(box);
+  const weights = model.get("weights"); // [example][layer][head][out][src]
+  const N = weights[0].length;
+  const h = weights[0][0].length;
+  let parts;
 
-  function draw() {
-    const e = Number(ex.value), l = Number(layer.value), k = Number(head.value);
-    const src = sources[e], out = outputs[e], W = weights[e][l];
-    const rows = out.map((_, i) => src.map((_, j) =>
-      k >= 0 ? W[k][i][j] : W.reduce((acc, hw) => acc + hw[i][j], 0) / h));
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
-    const cell = Math.min(24, Math.floor(600 / src.length)), left = 70, top = 46;
-    el("text", { x: left, y: 14, "font-weight": "bold" }, svg,
-       `cross-attention, layer ${l + 1}, ${k >= 0 ? "head " + (k + 1) : "mean of heads"}`);
-    el("text", { x: left, y: top - 22 }, svg, "source characters (keys) →");
-    src.forEach((c, j) => el("text", { x: left + j * cell + cell / 2, y: top - 6,
-                                       "text-anchor": "middle" }, svg, c === " " ? "␣" : c));
-    out.forEach((c, i) => {
-      el("text", { x: left - 8, y: top + i * cell + cell * 0.7, "text-anchor": "end" }, svg, c);
-      rows[i].forEach((w, j) => el("rect", { x: left + j * cell, y: top + i * cell,
-        width: cell - 1, height: cell - 1, fill: blue(w), "data-w": w.toFixed(3) },
-        svg));
+  function build(ui) {
+    const { svg, width: W } = ui;
+    const src = sources[ui.values.example];
+    const out = outputs[ui.values.example];
+    const left = 44;
+    const top = 52;
+    const cell = Math.min(28, Math.floor((W - left - 4) / src.length)); // column width
+    const rowH = Math.max(cell, 16);
+    const every = Math.ceil(12 / cell); // label every source character, or every 2nd, ...
+    parts = { cells: pool(svg, "rect") };
+    parts.title = label(svg, 4, 14, "", "start", "ae-title");
+    label(svg, left, 32, "source characters (keys) →", "start", "ae-muted");
+    src.forEach((c, j) => {
+      if (j % every === 0) label(svg, left + j * cell + cell / 2, top - 6, shown(c), "middle");
     });
-    el("text", { x: 4, y: top + out.length * cell / 2, transform:
-      `rotate(-90 10 ${top + out.length * cell / 2})`, "text-anchor": "middle" }, svg, "output");
-    svg.setAttribute("height", top + out.length * cell + 8);
-    const peaks = rows.map((r, i) => `${out[i]}→${src[r.indexOf(Math.max(...r))]}`);
-    note.textContent = "strongest source character per output: " + peaks.join("  ");
+    out.forEach((c, i) => {
+      label(svg, left - 8, top + i * rowH + rowH * 0.5 + 4, shown(c), "end");
+      src.forEach((_, j) => {
+        const attrs = { x: left + j * cell, y: top + i * rowH, width: cell - 1, height: rowH - 1 };
+        setAttrs(parts.cells.get(i * src.length + j), attrs);
+      });
+    });
+    vlabel(svg, 12, top + (out.length * rowH) / 2, "output");
+    const y = top + out.length * rowH + 12;
+    colourKey(svg, left + 14, y, 110, sequential, "0", "1 (weight)");
+    ui.size(y + 18);
   }
 
-  function sync() {
-    draw();
-    model.set("example", Number(ex.value));
-    model.set("layer", Number(layer.value));
-    model.set("head", Number(head.value));
-    try { model.save_changes(); } catch (e) { /* static page: no kernel */ }
+  function update(ui) {
+    const { example: e, layer: l, head: k } = ui.values;
+    const src = sources[e];
+    const out = outputs[e];
+    const rows = headWeights(weights[e][l], k);
+    const which = k >= 0 ? `head ${k + 1}` : "mean of heads";
+    setText(parts.title, `cross-attention, layer ${l + 1}, ${which}`);
+    rows.forEach((row, i) =>
+      row.forEach((w, j) => parts.cells.get(i * src.length + j).setAttribute("fill", sequential(w))),
+    );
+    const peaks = rows.map((r, i) => `${shown(out[i])}→${shown(src[r.indexOf(Math.max(...r))])}`);
+    ui.note.textContent = "strongest source character per output: " + peaks.join("  ");
+    return (
+      `Heat map of layer ${l + 1}, ${which}, for the source "${src.join("")}": rows are the ` +
+      `${out.length} output characters, columns the ${src.length} source characters; ` +
+      `the strongest source character per output is ${peaks.join(", ")}.`
+    );
   }
-  [ex, layer, head].forEach((s) => s.addEventListener("change", sync));
-  draw();
+
+  return mount(el, model, {
+    label: "Cross-attention weights of each output character over the source characters",
+    controls: [
+      {
+        kind: "picker",
+        name: "example",
+        label: "example",
+        trait: "example",
+        rebuild: true,
+        options: sources.map((s, i) => [i, s.join("")]),
+      },
+      {
+        kind: "picker",
+        name: "layer",
+        label: "layer",
+        trait: "layer",
+        options: [...Array(N).keys()].map((l) => [l, `${l + 1} of ${N}`]),
+      },
+      headPicker(h),
+    ],
+    build,
+    update,
+  });
 }
 
 export default { render };

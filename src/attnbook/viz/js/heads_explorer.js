@@ -1,147 +1,151 @@
-// Heads explorer: pick which heads to keep and a query position. Left: each head's
-// weights of that query over the keys (removed heads greyed out). Right: each head's
+// Heads explorer (§3.2.2): pick which heads to keep and a query position. Left: each
+// head's weights of that query over the keys (removed heads faded). Right: each head's
 // contribution head_i W_O_i to the output, and their sum over the kept heads.
-const NS = "http://www.w3.org/2000/svg";
-const HUES = ["#1c7ed6", "#d9480f", "#2b8a3e", "#862e9c", "#e67700", "#0b7285"];
+import { colourKey, diverging, fmt, label, mount, setAttrs, setText, svgEl } from "./base.js";
 
-function el(tag, attrs, parent, text) {
-  const node = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
+/** The heads whose bits are set in the mask s. */
+export function keptHeads(s, h) {
+  return [...Array(h).keys()].filter((k) => (s >> k) & 1);
 }
 
-function picker(parent, label, options, value) {
-  const wrap = document.createElement("label");
-  wrap.textContent = label + " ";
-  const select = document.createElement("select");
-  options.forEach(([v, text]) => {
-    const o = document.createElement("option");
-    o.value = String(v);
-    o.textContent = text;
-    select.appendChild(o);
-  });
-  select.value = String(value);
-  wrap.appendChild(select);
-  parent.appendChild(wrap);
-  return select;
+/** Σ over the kept heads of head_k W_O_k at query i: (d_model,). */
+export function keptSum(contributions, i, kept) {
+  return contributions[0][i].map((_, c) => kept.reduce((acc, k) => acc + contributions[k][i][c], 0));
 }
 
-function slider(parent, label, min, max, step, value) {
-  const wrap = document.createElement("label");
-  wrap.textContent = label + " ";
-  const input = document.createElement("input");
-  Object.assign(input, { type: "range", min, max, step, value });
-  const out = document.createElement("output");
-  wrap.append(input, out);
-  parent.appendChild(wrap);
-  return { input, out };
+/** The largest |value| any head's contribution or the all-heads sum takes at query i. */
+export function colourLimit(contributions, i) {
+  const all = keptSum(contributions, i, [...contributions.keys()]);
+  const each = contributions.flatMap((head) => head[i]);
+  return Math.max(1e-9, ...all.map(Math.abs), ...each.map(Math.abs));
 }
 
-function diverging(x, limit) {
-  const t = Math.max(-1, Math.min(1, x / limit));
-  const a = Math.round(255 * (1 - Math.abs(t)));
-  return t >= 0 ? `rgb(255,${a},${a})` : `rgb(${a},${a},255)`;
-}
-
-function render({ model, el: root }) {
+function render({ model, el }) {
   const tokens = model.get("tokens");
   const weights = model.get("weights"); // (h, T, T)
   const contributions = model.get("contributions"); // (h, T, d_model)
   const predictions = model.get("predictions"); // (2^h − 1, T)
   const targets = model.get("targets"); // (T,)
   const subsets = model.get("subsets");
-  const h = weights.length, T = tokens.length, d = contributions[0][0].length;
+  const h = weights.length;
+  const T = tokens.length;
+  const d = contributions[0][0].length;
+  const limits = tokens.map((_, i) => colourLimit(contributions, i));
+  const rowH = 24;
+  let parts;
 
-  const box = document.createElement("div");
-  box.className = "attnbook-explorer";
-  const controls = document.createElement("div");
-  controls.className = "controls";
-  const pick = picker(controls, "heads kept", subsets.map((s, i) => [i + 1, s]), model.get("heads"));
-  const q = slider(controls, "query position", 0, T - 1, 1, model.get("query"));
-  const width = 680;
-  const svg = el("svg", { width, height: 0, role: "img" });
-  const note = document.createElement("div");
-  note.className = "note";
-  box.append(controls, svg, note);
-  root.appendChild(box);
-
-  // one colour scale per query position, shared by every head's strip and the sum
-  function scale(i) {
-    let limit = 1e-9;
-    for (let c = 0; c < d; c++) {
-      let sum = 0;
-      for (let k = 0; k < h; k++) {
-        limit = Math.max(limit, Math.abs(contributions[k][i][c]));
-        sum += contributions[k][i][c];
-      }
-      limit = Math.max(limit, Math.abs(sum));
-    }
-    return limit;
-  }
-  const left = 64, cell = Math.min(20, Math.floor(320 / T)), rowH = 24, top = 48;
-  const cx = left + T * cell + 30, cw = Math.max(3, Math.floor((width - cx - 4) / d));
-
-  function draw() {
-    const s = Number(pick.value), i = Number(q.input.value);
-    const kept = [...Array(h).keys()].filter((k) => (s >> k) & 1);
-    const limit = scale(i);
-    q.out.textContent = `${i} ("${tokens[i]}")`;
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
-    el("text", { x: left, y: 14, "font-weight": "bold" }, svg, `weights of query ${i} over the keys`);
-    el("text", { x: cx, y: 14, "font-weight": "bold" }, svg, "each head's share of the output");
-    tokens.forEach((tok, j) => {
-      const x = left + j * cell;
-      el("text", { x: x + cell / 2, y: top - 8, "text-anchor": "middle",
-                   "font-weight": tok.includes("*") ? "bold" : "normal",
-                   fill: j > i ? "#aaa" : "#222" }, svg, tok);
-    });
+  function build(ui) {
+    const { svg, width: W, narrow, dark } = ui;
+    const left = 70;
+    const cw = narrow
+      ? Math.max(2, Math.floor((W - left - 4) / d))
+      : Math.max(3, Math.min(8, Math.floor((0.4 * W) / d)));
+    const room = narrow ? W - left - 4 : W - left - 34 - d * cw;
+    const cell = Math.max(10, Math.min(26, Math.floor(room / T)));
+    const top = 50;
+    const cx = narrow ? left : left + T * cell + 30;
+    const cTop = narrow ? top + h * rowH + 76 : top;
+    parts = { heads: [], cell, left, top };
+    parts.title = label(svg, 4, 14, "", "start", "ae-title");
+    label(svg, cx, cTop - 26, "each head's share of the output", "start", "ae-title");
+    parts.tokens = tokens.map((tok, j) => label(svg, left + j * cell + cell / 2, top - 8, tok, "middle"));
     for (let k = 0; k < h; k++) {
-      const y = top + k * rowH, on = kept.includes(k), hue = on ? HUES[k % HUES.length] : "#999";
-      el("text", { x: left - 6, y: y + 16, "text-anchor": "end", fill: hue,
-                   "font-weight": on ? "bold" : "normal" }, svg, on ? `head ${k}` : `head ${k} ✕`);
-      weights[k][i].forEach((w, j) => {
-        const x = left + j * cell;
-        el("rect", { x, y: y + 2, width: cell - 2, height: rowH - 4, fill: "#f3f3f3" }, svg);
-        el("rect", { x, y: y + 2, width: cell - 2, height: rowH - 4, fill: hue,
-                     "fill-opacity": (on ? 1 : 0.35) * Math.max(0.02, w), "data-weight": w.toFixed(4) }, svg);
-      });
-      contributions[k][i].forEach((v, c) => el("rect", {
-        x: cx + c * cw, y: y + 2, width: cw - 1, height: rowH - 4,
-        fill: on ? diverging(v, limit) : "#eee" }, svg));
+      const y = top + k * rowH;
+      const head = { name: label(svg, left - 6, y + 16, "", "end"), cells: [], strip: [] };
+      for (let j = 0; j < T; j++) {
+        const attrs = { x: left + j * cell, y: y + 2, width: cell - 2, height: rowH - 4 };
+        svgEl("rect", { ...attrs, class: "ae-panel" }, svg);
+        head.cells.push(svgEl("rect", { ...attrs, class: `ae-fill ae-c${k % 6}` }, svg));
+      }
+      if (narrow) label(svg, cx - 6, cTop + k * rowH + 16, `head ${k}`, "end");
+      for (let c = 0; c < d; c++) {
+        const attrs = { x: cx + c * cw, y: cTop + k * rowH + 2, width: cw - 1, height: rowH - 4 };
+        head.strip.push(svgEl("rect", attrs, svg));
+      }
+      parts.heads.push(head);
     }
-    // the query's own column, outlined
-    el("rect", { x: left + i * cell - 1, y: top - 22, width: cell, height: h * rowH + 24,
-                 fill: "none", stroke: "#333", "stroke-width": 1.2 }, svg);
-    const ys = top + h * rowH + 8;
-    const sum = Array.from({ length: d }, (_, c) => kept.reduce((acc, k) => acc + contributions[k][i][c], 0));
-    el("text", { x: cx - 6, y: ys + 16, "text-anchor": "end", "font-weight": "bold" }, svg, "Σ kept");
-    sum.forEach((v, c) => el("rect", { x: cx + c * cw, y: ys + 2, width: cw - 1, height: rowH - 4,
-                                       fill: diverging(v, limit), stroke: "#333", "stroke-width": 0.3,
-                                       "data-value": v.toFixed(4) }, svg));
-    el("text", { x: left + (T * cell) / 2, y: ys + rowH + 14, "text-anchor": "middle", fill: "#555" },
-       svg, "key position (* = marked key, grey = masked)");
-    el("text", { x: cx + (d * cw) / 2, y: ys + rowH + 14, "text-anchor": "middle", fill: "#555" },
-       svg, `output dimension (red +, blue −)`);
-    svg.setAttribute("height", ys + rowH + 22);
+    parts.column = svgEl("rect", { y: top - 22, width: cell, height: h * rowH + 24, class: "ae-frame" }, svg);
+    const ys = cTop + h * rowH + 8;
+    label(svg, cx - 6, ys + 16, "Σ kept", "end", "ae-title");
+    parts.sum = [...Array(d).keys()].map((c) =>
+      svgEl(
+        "rect",
+        {
+          x: cx + c * cw,
+          y: ys + 2,
+          width: cw - 1,
+          height: rowH - 4,
+          class: "ae-outline",
+          "stroke-width": 0.3,
+        },
+        svg,
+      ),
+    );
+    label(svg, left, top + h * rowH + 18, "key position (* marked, grey: masked)", "start", "ae-muted");
+    colourKey(svg, cx + 14, ys + rowH + 8, 100, (t) => diverging(2 * t - 1, dark), "−", "+ (output dims)");
+    ui.size(ys + rowH + 26);
+  }
 
-    const answer = predictions[s - 1][i], target = targets[i];
+  function update(ui) {
+    const { heads: s, query: i } = ui.values;
+    const kept = keptHeads(s, h);
+    const limit = limits[i];
+    setText(parts.title, `weights of query ${i} ("${tokens[i]}") over the keys`);
+    parts.tokens.forEach((node, j) => node.setAttribute("class", j > i ? "ae-faint" : ""));
+    parts.heads.forEach((head, k) => {
+      const on = kept.includes(k);
+      setText(head.name, on ? `head ${k}` : `head ${k} ✕`);
+      head.name.setAttribute("class", on ? "ae-title" : "ae-faint");
+      weights[k][i].forEach((w, j) => head.cells[j].setAttribute("fill-opacity", (on ? 1 : 0.3) * Math.max(0.02, w)));
+      contributions[k][i].forEach((v, c) => {
+        setAttrs(head.strip[c], { fill: diverging(v / limit, ui.dark), "fill-opacity": on ? 1 : 0.15 });
+      });
+    });
+    parts.column.setAttribute("x", parts.left + i * parts.cell - 1);
+    const sum = keptSum(contributions, i, kept);
+    sum.forEach((v, c) => parts.sum[c].setAttribute("fill", diverging(v / limit, ui.dark)));
+    const answer = predictions[s - 1][i];
+    const target = targets[i];
+    const verdict =
+      target === ""
+        ? "no answer is asked here (the key comes later or is the previous token)"
+        : `answer ${target}; keeping ${subsets[s - 1]} the model says ${answer} ` +
+          (answer === target ? "✓ (right)" : "✗ (wrong)");
     const norm = Math.sqrt(sum.reduce((acc, v) => acc + v * v, 0));
-    const verdict = target === "" ? "no answer is asked here (the key comes later or is the previous token)"
-      : `answer ${target}; keeping ${subsets[s - 1]} the model says ${answer} ${answer === target ? "✓" : "✗"}`;
-    note.textContent = `query ${i}: ${verdict} · |Σ kept contributions| = ${norm.toFixed(2)}`;
+    ui.note.textContent = `query ${i}: ${verdict} · |Σ kept contributions| = ${fmt(norm, 2)}`;
+    const looks = kept
+      .map((k) => {
+        const row = weights[k][i];
+        const j = row.indexOf(Math.max(...row));
+        return `head ${k} looks most at key ${j} ("${tokens[j]}", ${fmt(row[j], 2)})`;
+      })
+      .join("; ");
+    return `Query ${i} ("${tokens[i]}"), keeping ${subsets[s - 1]}: ${looks}. ${verdict}.`;
   }
 
-  function sync() {
-    draw();
-    model.set("heads", Number(pick.value));
-    model.set("query", Number(q.input.value));
-    try { model.save_changes(); } catch (e) { /* static page: no kernel to tell */ }
-  }
-  pick.addEventListener("change", sync);
-  q.input.addEventListener("input", sync);
-  draw();
+  return mount(el, model, {
+    label: "Each head's attention weights for one query, each head's share of the output, and their sum",
+    controls: [
+      {
+        kind: "picker",
+        name: "heads",
+        label: "heads kept",
+        trait: "heads",
+        options: subsets.map((text, s) => [s + 1, text]),
+      },
+      {
+        kind: "slider",
+        name: "query",
+        label: "query position",
+        trait: "query",
+        min: 0,
+        max: T - 1,
+        text: (i) => `${i} ("${tokens[i]}")`,
+      },
+    ],
+    build,
+    update,
+  });
 }
 
 export default { render };

@@ -1,117 +1,137 @@
 // Patch attention explorer: the [CLS] query's attention weights over the image patches of a
 // ViT-style classifier; pick the image, the layer and the head (or the mean of heads).
-const NS = "http://www.w3.org/2000/svg";
+import { axes, label, pixelImage, setAttrs, setText, svgEl } from "./base.js";
+import { fmt, headPicker, linear, mount, niceTicks } from "./base.js";
 
-function el(tag, attrs, parent, text) {
-  const node = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
+/** The [CLS] row (1 + P,) of image i, layer l, head k; k < 0: the mean over heads. */
+export function clsRow(cls, i, l, k) {
+  const heads = cls[i][l];
+  if (k >= 0) return heads[k];
+  return heads[0].map((_, j) => heads.reduce((acc, row) => acc + row[j], 0) / heads.length);
 }
 
-function picker(parent, label, options, value) {
-  const wrap = document.createElement("label");
-  wrap.textContent = label + " ";
-  const select = document.createElement("select");
-  options.forEach(([v, text]) => {
-    const o = document.createElement("option");
-    o.value = String(v);
-    o.textContent = text;
-    select.appendChild(o);
-  });
-  select.value = String(value);
-  wrap.appendChild(select);
-  parent.appendChild(wrap);
-  return select;
+/** The share of the weights w (P,) on the patches marked 1. */
+export function shareOn(w, marked) {
+  return w.reduce((acc, a, j) => acc + (marked[j] ? a : 0), 0);
 }
 
-function slider(parent, label, min, max, value) {
-  const wrap = document.createElement("label");
-  wrap.textContent = label + " ";
-  const input = document.createElement("input");
-  Object.assign(input, { type: "range", min, max, step: 1, value });
-  const out = document.createElement("output");
-  wrap.append(input, out);
-  parent.appendChild(wrap);
-  return { input, out };
-}
-
-function grey(x) {
-  const v = Math.round(255 * Math.max(0, Math.min(1, (x + 0.5) / 2)));
-  return `rgb(${v},${v},${v})`;
-}
-
-function render({ model, el: root }) {
-  const images = model.get("images"), cls = model.get("cls"), marked = model.get("marked");
-  const labels = model.get("labels"), predictions = model.get("predictions");
+function render({ model, el }) {
+  const images = model.get("images");
+  const cls = model.get("cls");
+  const marked = model.get("marked");
+  const labels = model.get("labels");
+  const predictions = model.get("predictions");
   const p = model.get("patch");
-  const n = images.length, H = images[0].length, W = images[0][0].length;
-  const N = cls[0].length, h = cls[0][0].length, gw = W / p, P = (H / p) * gw;
-  const box = document.createElement("div");
-  box.className = "attnbook-explorer";
-  const controls = document.createElement("div");
-  controls.className = "controls";
-  const img = picker(controls, "image", [...Array(n).keys()].map((i) =>
-    [i, `${i + 1}: ${labels[i]}`]), model.get("image"));
-  const layer = slider(controls, "layer", 1, N, model.get("layer") + 1);
-  const head = picker(controls, "head", [[-1, "mean of heads"],
-    ...[...Array(h).keys()].map((k) => [k, `head ${k + 1}`])], model.get("head"));
-  const svg = el("svg", { width: 700, height: 300, role: "img" });
-  const note = document.createElement("div");
-  note.className = "note";
-  box.append(controls, svg, note);
-  root.appendChild(box);
+  const H = images[0].length;
+  const W = images[0][0].length;
+  const N = cls[0].length;
+  const h = cls[0][0].length;
+  const gw = W / p;
+  const P = (H / p) * gw;
+  let parts;
 
-  function draw() {
-    const i = Number(img.value), l = Number(layer.input.value) - 1, k = Number(head.value);
-    layer.out.textContent = `${l + 1} of ${N}`;
-    const row = k >= 0 ? cls[i][l][k]
-      : cls[i][l][0].map((_, j) => cls[i][l].reduce((acc, r) => acc + r[j], 0) / h);
-    const w = row.slice(1), self = row[0], top = Math.max(...w, 1e-9);
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
-    const px = 14, x0 = 20, y0 = 40;
-    el("text", { x: x0, y: 16, "font-weight": "bold" }, svg,
-       `image ${i + 1}: ${labels[i]} (predicted ${predictions[i]})`);
-    el("text", { x: x0, y: 32 }, svg, "pixels; patches tinted by [CLS] weight");
-    images[i].forEach((r, y) => r.forEach((v, x) =>
-      el("rect", { x: x0 + x * px, y: y0 + y * px, width: px, height: px, fill: grey(v) }, svg)));
+  function build(ui) {
+    const { svg, width, narrow } = ui;
+    const px = Math.floor(Math.min(14, (narrow ? width - 8 : 0.4 * width) / W));
+    const x0 = 4;
+    const y0 = 40;
+    const bx = narrow ? 44 : x0 + W * px + 64;
+    const by = narrow ? y0 + H * px + 40 : y0;
+    const bw = width - bx - 8;
+    const bh = narrow ? 130 : H * px - 40;
+    parts = { patches: [], bars: [], px };
+    parts.title = label(svg, 4, 16, "", "start", "ae-title");
+    parts.subtitle = label(svg, x0, y0 - 8, "", "start", "ae-muted");
+    parts.image = svgEl("image", { x: x0, y: y0, width: W * px, height: H * px, preserveAspectRatio: "none" }, svg);
+    parts.image.style.imageRendering = "pixelated";
+    for (let j = 0; j < P; j++) {
+      const attrs = {
+        x: x0 + (j % gw) * p * px,
+        y: y0 + Math.floor(j / gw) * p * px,
+        width: p * px,
+        height: p * px,
+      };
+      parts.patches.push({
+        tint: svgEl("rect", { ...attrs, class: "ae-fill ae-c1" }, svg),
+        edge: svgEl("rect", { ...attrs, class: "ae-stroke ae-c0", "stroke-width": 2.5 }, svg),
+      });
+    }
+    label(svg, narrow ? x0 : bx, by - 8, "[CLS] weight per patch (blue: on the shape)", "start", "ae-muted");
+    parts.frame = axes(svg, { x0: bx, x1: bx + bw, y0: by, y1: by + bh, grid: true });
+    label(svg, bx + bw / 2, by + bh + 32, "patch (row by row)", "middle");
+    const slot = bw / P;
+    for (let j = 0; j < P; j++)
+      parts.bars.push(svgEl("rect", { x: bx + j * slot + 1, width: Math.max(1, slot - 2) }, svg));
+    parts.frame.xTicks(
+      niceTicks(0, P - 1, 4).map((t) => ({ value: t.value, label: String(t.value + 1) })),
+      (j) => bx + (j + 0.5) * slot,
+    );
+    parts.by = by;
+    parts.bh = bh;
+    ui.size(by + bh + 40);
+  }
+
+  function update(ui) {
+    const { image: i, layer: l, head: k } = ui.values;
+    const row = clsRow(cls, i, l, k);
+    const w = row.slice(1);
+    const top = Math.max(...w, 1e-9);
+    const which = k >= 0 ? `head ${k + 1}` : "mean of heads";
+    setText(parts.title, `image ${i + 1}: ${labels[i]} (predicted ${predictions[i]})`);
+    setText(parts.subtitle, `layer ${l + 1}, ${which}: patches tinted by [CLS] weight`);
+    if (parts.shown !== i) {
+      const grey = (v) => Math.round(255 * Math.max(0, Math.min(1, (v + 0.5) / 2)));
+      pixelImage(parts.image, H, W, (r, c) => Array(3).fill(grey(images[i][r][c])));
+      parts.shown = i;
+    }
+    const Y = linear(0, top, parts.by + parts.bh, parts.by);
     w.forEach((a, j) => {
-      const gx = x0 + (j % gw) * p * px, gy = y0 + Math.floor(j / gw) * p * px;
-      el("rect", { x: gx, y: gy, width: p * px, height: p * px, fill: "#f76707",
-                   "fill-opacity": (0.75 * a / top).toFixed(3), stroke: marked[i][j] ? "#1c7ed6" : "#999",
-                   "stroke-width": marked[i][j] ? 2.5 : 0.5, "data-w": a.toFixed(4) }, svg);
+      parts.patches[j].tint.setAttribute("fill-opacity", ((0.75 * a) / top).toFixed(3));
+      parts.patches[j].edge.setAttribute("visibility", marked[i][j] ? "visible" : "hidden");
+      setAttrs(parts.bars[j], {
+        y: Y(a),
+        height: parts.by + parts.bh - Y(a),
+        class: `ae-fill ${marked[i][j] ? "ae-c0" : "ae-off"}`,
+      });
     });
-    // bars: weight on each patch, blue outline = the patch overlaps the shape
-    const bx = x0 + W * px + 50, bw = 700 - bx - 10, bh = H * px - 30, slot = bw / P;
-    el("text", { x: bx, y: 32 }, svg, "[CLS] weight on each patch (blue: shape there)");
-    el("line", { x1: bx, y1: y0 + bh, x2: bx + bw, y2: y0 + bh, stroke: "#333" }, svg);
-    el("line", { x1: bx, y1: y0, x2: bx, y2: y0 + bh, stroke: "#333" }, svg);
-    el("text", { x: bx - 4, y: y0 + 8, "text-anchor": "end" }, svg, top.toFixed(2));
-    el("text", { x: bx - 4, y: y0 + bh, "text-anchor": "end" }, svg, "0");
-    w.forEach((a, j) => el("rect", { x: bx + j * slot + 1, y: y0 + bh * (1 - a / top),
-      width: Math.max(1, slot - 2), height: bh * a / top, fill: marked[i][j] ? "#1c7ed6" : "#adb5bd" }, svg));
-    el("text", { x: bx + bw / 2, y: y0 + bh + 18, "text-anchor": "middle" }, svg,
-       "patch (row by row)");
-    svg.setAttribute("height", y0 + H * px + 10);
-    const onShape = w.reduce((acc, a, j) => acc + (marked[i][j] ? a : 0), 0);
+    parts.frame.yTicks(niceTicks(0, top, 3), Y);
+    const onShape = shareOn(w, marked[i]);
     const share = marked[i].reduce((a, b) => a + b, 0) / P;
-    note.textContent = `[CLS] → patches the shape touches: ${(100 * onShape).toFixed(0)}% of its ` +
-      `attention (they are ${(100 * share).toFixed(0)}% of the patches); ` +
-      `${(100 * self).toFixed(0)}% stays on [CLS] itself`;
+    ui.note.textContent =
+      `[CLS] → patches the shape touches: ${(100 * onShape).toFixed(0)}% of its attention ` +
+      `(they are ${(100 * share).toFixed(0)}% of the patches); ${(100 * row[0]).toFixed(0)}% stays on [CLS] itself`;
+    const best = w.indexOf(top);
+    return (
+      `Image ${i + 1}, a ${labels[i]}, layer ${l + 1}, ${which}: ${(100 * onShape).toFixed(0)}% of the ` +
+      `[CLS] attention falls on the ${Math.round(share * P)} patches the shape touches; the largest ` +
+      `weight, ${fmt(top, 2)}, is on patch ${best + 1} (row ${Math.floor(best / gw) + 1}, column ${(best % gw) + 1}).`
+    );
   }
 
-  function sync() {
-    draw();
-    model.set("image", Number(img.value));
-    model.set("layer", Number(layer.input.value) - 1);
-    model.set("head", Number(head.value));
-    try { model.save_changes(); } catch (e) { /* static page: no kernel to tell */ }
-  }
-  img.addEventListener("change", sync);
-  head.addEventListener("change", sync);
-  layer.input.addEventListener("input", sync);
-  draw();
+  return mount(el, model, {
+    label: "An image with its patches tinted by the [CLS] token's attention, and the weights as bars",
+    controls: [
+      {
+        kind: "picker",
+        name: "image",
+        label: "image",
+        trait: "image",
+        options: labels.map((name, i) => [i, `${i + 1}: ${name}`]),
+      },
+      {
+        kind: "slider",
+        name: "layer",
+        label: "layer",
+        trait: "layer",
+        min: 0,
+        max: N - 1,
+        text: (l) => `${l + 1} of ${N}`,
+      },
+      headPicker(h),
+    ],
+    build,
+    update,
+  });
 }
 
 export default { render };

@@ -1,162 +1,116 @@
-// PE curves explorer: PE(pos, 2i) = sin(pos·ω_i), PE(pos, 2i+1) = cos(pos·ω_i),
-// ω_i = base^(−2i/d_model), all evaluated here in the browser.
-const NS = "http://www.w3.org/2000/svg";
+// PE curves explorer (§3.5): one dimension of the sinusoidal encoding over all positions
+// (and its sin/cos partner, dashed), with a marker at pos; below, the whole vector PE(pos).
+import {
+  axes,
+  colourKey,
+  diverging,
+  fmt,
+  label,
+  linear,
+  mount,
+  niceTicks,
+  pool,
+  setAttrs,
+  setText,
+  svgEl,
+} from "./base.js";
+import { LAYOUT_PICKER, pairOf, partnerOf, pe } from "./positional.js";
 
-function el(tag, attrs, parent, text) {
-  const node = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-function colour(x) {
-  // diverging blue (−1) – white (0) – red (+1)
-  const t = Math.max(-1, Math.min(1, x));
-  const a = Math.round(255 * (1 - Math.abs(t)));
-  return t >= 0 ? `rgb(255,${a},${a})` : `rgb(${a},${a},255)`;
-}
-
-function slider(parent, label, min, max, step, value) {
-  const wrap = document.createElement("label");
-  wrap.textContent = label + " ";
-  const input = document.createElement("input");
-  Object.assign(input, { type: "range", min, max, step, value });
-  const out = document.createElement("output");
-  wrap.append(input, out);
-  parent.appendChild(wrap);
-  return { input, out };
-}
-
-function picker(parent, label, options, value) {
-  const wrap = document.createElement("label");
-  wrap.textContent = label + " ";
-  const select = document.createElement("select");
-  for (const o of options) {
-    const opt = document.createElement("option");
-    opt.value = o;
-    opt.textContent = o;
-    select.appendChild(opt);
-  }
-  select.value = value;
-  wrap.appendChild(select);
-  parent.appendChild(wrap);
-  return select;
-}
-
-// which frequency pair a dimension belongs to, and whether it is the cosine
-function pairOf(j, d, layout) {
-  if (layout === "concatenated") return { i: j % (d / 2), isCos: j >= d / 2 };
-  return { i: Math.floor(j / 2), isCos: j % 2 === 1 };
-}
-
-function partnerOf(j, d, layout) {
-  if (layout === "concatenated") return j < d / 2 ? j + d / 2 : j - d / 2;
-  return j % 2 === 0 ? j + 1 : j - 1;
-}
-
-function pe(pos, j, d, base, layout) {
-  const { i, isCos } = pairOf(j, d, layout);
-  const w = Math.pow(base, (-2 * i) / d);
-  return isCos ? Math.cos(pos * w) : Math.sin(pos * w);
-}
-
-function render({ model, el: root }) {
+function render({ model, el }) {
   const d = model.get("d_model");
   const L = model.get("max_len");
   const base = model.get("base");
-  const box = document.createElement("div");
-  box.className = "attnbook-explorer";
-  const controls = document.createElement("div");
-  controls.className = "controls";
-  const p = slider(controls, "position pos", 0, L - 1, 1, model.get("pos"));
-  const j = slider(controls, "dimension", 0, d - 1, 1, model.get("dim"));
-  const lay = picker(controls, "layout", ["interleaved", "concatenated"], model.get("table_layout"));
-  const svg = el("svg", { width: 700, height: 330, role: "img" });
-  const note = document.createElement("div");
-  note.className = "note";
-  box.append(controls, svg, note);
-  root.appendChild(box);
+  let parts;
 
-  const left = 60, W = 600, top = 26, H = 170, stripY = 262, stripH = 26;
-  const X = (pos) => left + (W * pos) / (L - 1);
-  const Y = (v) => top + (H * (1 - v)) / 2;
+  function build(ui) {
+    const { svg, width: W, dark } = ui;
+    const x0 = 44;
+    const x1 = W - 10;
+    const top = 44;
+    const H = ui.narrow ? 130 : 160;
+    const X = linear(0, L - 1, x0, x1);
+    const Y = linear(-1, 1, top + H, top);
+    const stripY = top + H + 74;
+    const cw = (x1 - x0) / d;
+    parts = { X, Y, cw, x0, top, H, stripY };
+    parts.title = label(svg, 4, 14, "", "start", "ae-title");
+    parts.legend = label(svg, 4, 32, "", "start", "ae-muted");
+    const frame = axes(svg, { x0, x1, y0: top, y1: top + H, xTitle: "position pos", grid: true });
+    frame.xTicks(niceTicks(0, L - 1, ui.narrow ? 4 : 8), X);
+    frame.yTicks(niceTicks(-1, 1, 2), Y);
+    parts.partner = svgEl(
+      "polyline",
+      { class: "ae-stroke ae-c0", "stroke-width": 1.3, "stroke-dasharray": "4 3" },
+      svg,
+    );
+    parts.curve = svgEl("polyline", { class: "ae-stroke ae-c1", "stroke-width": 2 }, svg);
+    parts.cursor = svgEl("line", { y1: top, y2: top + H, class: "ae-axis", "stroke-dasharray": "2 2" }, svg);
+    parts.dot = svgEl("circle", { r: 5, class: "ae-fill ae-c1" }, svg);
+    parts.stripTitle = label(svg, x0, stripY - 8, "", "start", "ae-title");
+    parts.cells = pool(svg, "rect", { y: stripY, height: 26 });
+    for (let c = 0; c < d; c++) setAttrs(parts.cells.get(c), { x: x0 + c * cw, width: Math.max(cw - 0.5, 0.5) });
+    parts.mark = svgEl(
+      "rect",
+      { y: stripY - 2, width: cw + 2, height: 30, class: "ae-stroke ae-c1", "stroke-width": 2 },
+      svg,
+    );
+    for (const c of [0, d / 2, d - 1]) label(svg, x0 + (c + 0.5) * cw, stripY + 42, String(c), "middle");
+    label(svg, x0, stripY + 62, "dimension", "start");
+    colourKey(svg, x1 - 120, stripY + 52, 100, (t) => diverging(2 * t - 1, dark), "−1", "+1");
+    ui.size(stripY + 72);
+  }
 
-  function curve(dim, attrs) {
-    const pts = [];
+  function curve(dim, layout) {
     const n = Math.max(2 * L, 400);
+    const points = [];
     for (let s = 0; s <= n; s++) {
       const pos = ((L - 1) * s) / n;
-      pts.push(`${X(pos).toFixed(1)},${Y(pe(pos, dim, d, base, lay.value)).toFixed(1)}`);
+      points.push(`${parts.X(pos).toFixed(1)},${parts.Y(pe(pos, dim, d, base, layout)).toFixed(1)}`);
     }
-    el("polyline", { points: pts.join(" "), fill: "none", ...attrs }, svg);
+    return points.join(" ");
   }
 
-  function draw() {
-    const pos = Number(p.input.value);
-    const dim = Number(j.input.value);
-    const layout = lay.value;
+  function update(ui) {
+    const { pos, dim, layout } = ui.values;
     const partner = partnerOf(dim, d, layout);
     const { i, isCos } = pairOf(dim, d, layout);
-    p.out.textContent = pos;
-    j.out.textContent = dim;
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
-
-    // top panel: the chosen dimension (solid) and its partner (dashed) over all positions
-    el("text", { x: left, y: 14, "font-weight": "bold" }, svg,
-       `PE(·, ${dim}) = ${isCos ? "cos" : "sin"}(pos·ω_${i}) over positions (dashed: its partner, dimension ${partner})`);
-    el("rect", { x: left, y: top, width: W, height: H, fill: "#fafafa", stroke: "#ccc" }, svg);
-    for (const v of [-1, 0, 1]) {
-      el("line", { x1: left, x2: left + W, y1: Y(v), y2: Y(v), stroke: v === 0 ? "#bbb" : "#eee" }, svg);
-      el("text", { x: left - 6, y: Y(v) + 4, "text-anchor": "end" }, svg, v);
+    const fn = isCos ? "cos" : "sin";
+    setText(parts.title, `PE(·, ${dim}) = ${fn}(pos·ω${i === 0 ? "₀" : "_" + i}) over positions`);
+    setText(parts.legend, `solid: dimension ${dim} · dashed: partner ${partner}`);
+    const key = `${dim} ${layout}`;
+    if (parts.drawn !== key) {
+      parts.curve.setAttribute("points", curve(dim, layout));
+      parts.partner.setAttribute("points", curve(partner, layout));
+      parts.drawn = key;
     }
-    for (let s = 0; s <= 4; s++) {
-      const t = Math.round(((L - 1) * s) / 4);
-      el("text", { x: X(t), y: top + H + 14, "text-anchor": "middle" }, svg, t);
-    }
-    el("text", { x: left + W / 2, y: top + H + 30, "text-anchor": "middle" }, svg, "position pos");
-    el("text", { x: 14, y: top + H / 2, transform: `rotate(-90 14 ${top + H / 2})`,
-                 "text-anchor": "middle" }, svg, "PE(pos, dim)");
-    curve(partner, { stroke: "#1c7ed6", "stroke-width": 1.2, "stroke-dasharray": "4 3" });
-    curve(dim, { stroke: "#d9480f", "stroke-width": 2 });
     const value = pe(pos, dim, d, base, layout);
-    el("line", { x1: X(pos), x2: X(pos), y1: top, y2: top + H, stroke: "#333", "stroke-dasharray": "2 2" }, svg);
-    el("circle", { cx: X(pos), cy: Y(value), r: 5, fill: "#d9480f", stroke: "#333",
-                   "data-value": value.toFixed(6) }, svg);
-
-    // bottom strip: the whole vector PE(pos)
-    el("text", { x: left, y: stripY - 8, "font-weight": "bold" }, svg,
-       `the vector PE(${pos}): all ${d} dimensions (${layout})`);
-    const cw = W / d;
-    for (let c = 0; c < d; c++) {
-      const v = pe(pos, c, d, base, layout);
-      el("rect", { x: left + c * cw, y: stripY, width: Math.max(cw - 0.5, 0.5), height: stripH,
-                   fill: colour(v), "data-value": v.toFixed(4) }, svg);
-    }
-    el("rect", { x: left + dim * cw - 1, y: stripY - 2, width: cw + 2, height: stripH + 4,
-                 fill: "none", stroke: "#d9480f", "stroke-width": 2 }, svg);
-    for (const c of [0, Math.floor(d / 2), d - 1]) {
-      el("text", { x: left + (c + 0.5) * cw, y: stripY + stripH + 14, "text-anchor": "middle" }, svg, c);
-    }
-    el("text", { x: left + W / 2, y: stripY + stripH + 28, "text-anchor": "middle" }, svg,
-       "dimension (blue −1 · white 0 · red +1)");
-
-    const lam = 2 * Math.PI * Math.pow(base, (2 * i) / d);
-    note.textContent = `PE(${pos}, ${dim}) = ${isCos ? "cos" : "sin"}(${pos} / ${base}^(${2 * i}/${d})) = ` +
-      `${value.toFixed(4)} · pair i = ${i}, wavelength 2π·${base}^(${2 * i}/${d}) = ${lam.toFixed(1)} positions`;
+    setAttrs(parts.cursor, { x1: parts.X(pos), x2: parts.X(pos) });
+    setAttrs(parts.dot, { cx: parts.X(pos), cy: parts.Y(value) });
+    setText(parts.stripTitle, `the vector PE(${pos}), all ${d} dimensions`);
+    for (let c = 0; c < d; c++)
+      parts.cells.get(c).setAttribute("fill", diverging(pe(pos, c, d, base, layout), ui.dark));
+    parts.mark.setAttribute("x", parts.x0 + dim * parts.cw - 1);
+    const lam = 2 * Math.PI * base ** ((2 * i) / d);
+    ui.note.textContent =
+      `PE(${pos}, ${dim}) = ${fn}(${pos} / ${base}^(${2 * i}/${d})) = ${fmt(value, 4)} · ` +
+      `pair i = ${i}, wavelength 2π·${base}^(${2 * i}/${d}) = ${lam.toFixed(1)} positions`;
+    return (
+      `Dimension ${dim} (${fn} of pair ${i}, wavelength ${lam.toFixed(1)} positions) over positions ` +
+      `0 to ${L - 1}; at position ${pos} it is ${fmt(value, 3)}. Strip: the ${d} values of PE(${pos}).`
+    );
   }
 
-  function sync() {
-    draw();
-    model.set("pos", Number(p.input.value));
-    model.set("dim", Number(j.input.value));
-    model.set("table_layout", lay.value);
-    try { model.save_changes(); } catch (e) { /* static page: no kernel to tell */ }
-  }
-  p.input.addEventListener("input", sync);
-  j.input.addEventListener("input", sync);
-  lay.addEventListener("change", sync);
-  draw();
+  return mount(el, model, {
+    label:
+      "Curve: one dimension of the positional encoding over the positions; strip: the whole vector at one position",
+    controls: [
+      { kind: "slider", name: "pos", label: "position pos", trait: "pos", min: 0, max: L - 1, text: String },
+      { kind: "slider", name: "dim", label: "dimension", trait: "dim", min: 0, max: d - 1, text: String },
+      LAYOUT_PICKER,
+    ],
+    build,
+    update,
+  });
 }
 
 export default { render };

@@ -1,103 +1,109 @@
-// Rotation explorer: M_k turns each (sin, cos) pair of PE(pos) by k·ω_i, whatever pos is.
-// PE(pos+k) = M_k · PE(pos), every block [[cos kω, sin kω], [−sin kω, cos kω]], all computed here.
-const NS = "http://www.w3.org/2000/svg";
+// Rotation explorer (§3.5): M_k turns each (sin, cos) pair of PE(pos) by k·ω_i, whatever pos
+// is: PE(pos + k) = M_k · PE(pos), every block [[cos kω, sin kω], [−sin kω, cos kω]].
+import { fmt, label, line, mount, setAttrs, setText, svgEl } from "./base.js";
+import { frequencies, peVector, rotate } from "./positional.js";
 
-function el(tag, attrs, parent, text) {
-  const node = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-function slider(parent, label, min, max, step, value) {
-  const wrap = document.createElement("label");
-  wrap.textContent = label + " ";
-  const input = document.createElement("input");
-  Object.assign(input, { type: "range", min, max, step, value });
-  const out = document.createElement("output");
-  wrap.append(input, out);
-  parent.appendChild(wrap);
-  return { input, out };
-}
-
-function render({ model, el: root }) {
+function render({ model, el }) {
   const d = model.get("d_model");
   const base = model.get("base");
   const half = d / 2;
-  const omega = Array.from({ length: half }, (_, i) => Math.pow(base, (-2 * i) / d));
-  const box = document.createElement("div");
-  box.className = "attnbook-explorer";
-  const controls = document.createElement("div");
-  controls.className = "controls";
-  const k = slider(controls, "offset k", -model.get("k_max"), model.get("k_max"), 1, model.get("k"));
-  const p = slider(controls, "position pos", 0, model.get("pos_max"), 1, model.get("pos"));
-  const perRow = Math.min(half, 4);
-  const rows = Math.ceil(half / perRow);
-  const cell = 168, R = 52, top = 24;
-  const svg = el("svg", { width: 700, height: top + rows * cell + 8, role: "img" });
-  const note = document.createElement("div");
-  note.className = "note";
-  box.append(controls, svg, note);
-  root.appendChild(box);
+  const omega = frequencies(d, base);
+  let parts;
 
-  function draw() {
-    const kk = Number(k.input.value);
-    const pos = Number(p.input.value);
-    k.out.textContent = kk;
-    p.out.textContent = pos;
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
-    el("text", { x: 4, y: 14, "font-weight": "bold" }, svg,
-       `each pair i of PE(${pos}) (●), turned by k·ω_i (the block of M_${kk}), lands on PE(${pos + kk}) (○)`);
-    let worst = 0;
+  function build(ui) {
+    const { svg, width: W } = ui;
+    const cols = Math.max(2, Math.min(4, half, Math.floor(W / 160)));
+    const cell = Math.floor(W / cols);
+    const R = Math.max(36, Math.min(56, Math.floor(0.3 * cell)));
+    const rowH = 2 * R + 58;
+    const top = 44;
+    parts = { R, pairs: [] };
+    parts.title = label(svg, 4, 14, "", "start", "ae-title");
+    parts.subtitle = label(svg, 4, 32, "", "start", "ae-muted");
     for (let i = 0; i < half; i++) {
-      const cx = 4 + (i % perRow) * 172 + 86, cy = top + Math.floor(i / perRow) * cell + 78;
-      const w = omega[i];
-      const s = Math.sin(pos * w), c = Math.cos(pos * w);  // PE(pos, 2i), PE(pos, 2i+1)
-      const ck = Math.cos(kk * w), sk = Math.sin(kk * w);  // the 2×2 block of M_k
-      const ms = ck * s + sk * c, mc = -sk * s + ck * c;   // M_k · PE(pos), this pair
-      worst = Math.max(worst, Math.abs(ms - Math.sin((pos + kk) * w)), Math.abs(mc - Math.cos((pos + kk) * w)));
-      // axes: horizontal = dimension 2i (the sine), vertical = dimension 2i+1 (the cosine)
-      el("line", { x1: cx - R - 8, x2: cx + R + 8, y1: cy, y2: cy, stroke: "#ddd" }, svg);
-      el("line", { x1: cx, x2: cx, y1: cy - R - 8, y2: cy + R + 8, stroke: "#ddd" }, svg);
-      el("circle", { cx, cy, r: R, fill: "none", stroke: "#bbb" }, svg);
-      el("text", { x: cx + R + 10, y: cy + 14, "text-anchor": "end", fill: "#888" }, svg, `d${2 * i}`);
-      el("text", { x: cx - 6, y: cy - R - 2, "text-anchor": "end", fill: "#888" }, svg, `d${2 * i + 1}`);
-      // the arc swept: the angle k·ω_i (clockwise for k > 0); whole turns are dropped
-      const turn = kk * w;
-      const shown = Math.sign(turn) * (Math.abs(turn) % (2 * Math.PI));
-      const pts = [];
+      const cx = (i % cols) * cell + cell / 2;
+      const cy = top + Math.floor(i / cols) * rowH + R + 14;
+      line(svg, cx - R - 8, cy, cx + R + 8, cy, "ae-grid");
+      line(svg, cx, cy - R - 8, cx, cy + R + 8, "ae-grid");
+      svgEl("circle", { cx, cy, r: R, class: "ae-frame" }, svg);
+      label(svg, cx + R + 6, cy + 14, `d${2 * i}`, "end", "ae-muted");
+      label(svg, cx - 4, cy - R - 2, `d${2 * i + 1}`, "end", "ae-muted");
+      parts.pairs.push({
+        cx,
+        cy,
+        arc: svgEl("polyline", { class: "ae-stroke ae-c4", "stroke-width": 2 }, svg),
+        from: svgEl("line", { x1: cx, y1: cy, class: "ae-stroke ae-c0" }, svg),
+        to: svgEl("line", { x1: cx, y1: cy, class: "ae-stroke ae-c1" }, svg),
+        dot: svgEl("circle", { r: 5, class: "ae-fill ae-c0" }, svg),
+        ring: svgEl("circle", { r: 5, class: "ae-stroke ae-c1", "stroke-width": 2 }, svg),
+        caption: label(svg, cx, cy + R + 24, "", "middle"),
+      });
+    }
+    ui.size(top + Math.ceil(half / cols) * rowH);
+  }
+
+  function update(ui) {
+    const { k, pos } = ui.values;
+    const now = peVector(pos, d, base, "interleaved");
+    const target = peVector(pos + k, d, base, "interleaved");
+    const turned = rotate(now, k, base);
+    const worst = Math.max(...turned.map((x, j) => Math.abs(x - target[j])));
+    setText(parts.title, `M_${k} turns each pair of PE(${pos}) (●) by k·ωᵢ`);
+    setText(parts.subtitle, `and lands on PE(${pos + k}) (○), the same turn for every pos`);
+    const R = parts.R;
+    parts.pairs.forEach((p, i) => {
+      const [s, c] = [now[2 * i], now[2 * i + 1]];
+      const [ms, mc] = [turned[2 * i], turned[2 * i + 1]];
+      const turn = k * omega[i];
+      const shown = Math.sign(turn) * (Math.abs(turn) % (2 * Math.PI)); // whole turns dropped
+      const points = [];
       for (let t = 0; t <= 40; t++) {
-        const a = pos * w + (shown * t) / 40;
-        pts.push(`${(cx + 0.82 * R * Math.sin(a)).toFixed(1)},${(cy - 0.82 * R * Math.cos(a)).toFixed(1)}`);
+        const a = pos * omega[i] + (shown * t) / 40;
+        points.push(`${(p.cx + 0.82 * R * Math.sin(a)).toFixed(1)},${(p.cy - 0.82 * R * Math.cos(a)).toFixed(1)}`);
       }
-      el("polyline", { points: pts.join(" "), fill: "none", stroke: "#f08c00", "stroke-width": 2 }, svg);
-      el("line", { x1: cx, y1: cy, x2: cx + R * s, y2: cy - R * c, stroke: "#1c7ed6" }, svg);
-      el("line", { x1: cx, y1: cy, x2: cx + R * ms, y2: cy - R * mc, stroke: "#d9480f" }, svg);
-      el("circle", { cx: cx + R * s, cy: cy - R * c, r: 5, fill: "#1c7ed6" }, svg);
-      el("circle", { cx: cx + R * ms, cy: cy - R * mc, r: 5, fill: "#fff", stroke: "#d9480f",
-                     "stroke-width": 2, "data-x": ms.toFixed(5), "data-y": mc.toFixed(5) }, svg);
+      p.arc.setAttribute("points", points.join(" "));
+      setAttrs(p.from, { x2: p.cx + R * s, y2: p.cy - R * c });
+      setAttrs(p.to, { x2: p.cx + R * ms, y2: p.cy - R * mc });
+      setAttrs(p.dot, { cx: p.cx + R * s, cy: p.cy - R * c });
+      setAttrs(p.ring, { cx: p.cx + R * ms, cy: p.cy - R * mc });
       const deg = (turn * 180) / Math.PI;
       const net = (shown * 180) / Math.PI;
-      const fmt = (x) => x.toFixed(Math.abs(x) < 10 ? 2 : 0);
-      el("text", { x: cx, y: cy + R + 24, "text-anchor": "middle" }, svg,
-         `pair ${i}: ${fmt(deg)}°` + (Math.abs(deg) >= 360 ? ` ≡ ${fmt(net)}°` : ""));
-    }
-    const c0 = Math.cos(kk), s0 = Math.sin(kk);
-    note.textContent = `block of pair 0 in M_${kk}: [[${c0.toFixed(3)}, ${s0.toFixed(3)}], ` +
-      `[${(-s0).toFixed(3)}, ${c0.toFixed(3)}]] — no pos in it · ` +
-      `largest |M_k·PE(pos) − PE(pos+k)| here: ${worst.toExponential(1)}`;
+      const digits = Math.abs(deg) < 10 ? 2 : Math.abs(deg) < 100 ? 1 : 0;
+      setText(p.caption, `pair ${i}: ${fmt(deg, digits)}°` + (Math.abs(deg) >= 360 ? ` ≡ ${fmt(net, 0)}°` : ""));
+    });
+    const [c0, s0] = [Math.cos(k), Math.sin(k)];
+    ui.note.textContent =
+      `block of pair 0 in M_${k}: [[${c0.toFixed(3)}, ${s0.toFixed(3)}], [${(-s0).toFixed(3)}, ` +
+      `${c0.toFixed(3)}]] (no pos in it) · largest |M_k·PE(pos) − PE(pos+k)| here: ${fmt(worst, 2)}`;
+    const degrees = omega.map((w) => fmt((k * w * 180) / Math.PI, 2)).join(", ");
+    return `Offset k = ${k}, position ${pos}: the ${half} pairs turn by ${degrees} degrees, from PE(${pos}) to PE(${pos + k}).`;
   }
 
-  function sync() {
-    draw();
-    model.set("k", Number(k.input.value));
-    model.set("pos", Number(p.input.value));
-    try { model.save_changes(); } catch (e) { /* static page: no kernel to tell */ }
-  }
-  k.input.addEventListener("input", sync);
-  p.input.addEventListener("input", sync);
-  draw();
+  return mount(el, model, {
+    label: "One unit circle per frequency pair: the point of PE(pos), the rotation by k·ωᵢ, and where it lands",
+    controls: [
+      {
+        kind: "slider",
+        name: "k",
+        label: "offset k",
+        trait: "k",
+        min: -model.get("k_max"),
+        max: model.get("k_max"),
+        text: String,
+      },
+      {
+        kind: "slider",
+        name: "pos",
+        label: "position pos",
+        trait: "pos",
+        min: 0,
+        max: model.get("pos_max"),
+        text: String,
+      },
+    ],
+    build,
+    update,
+  });
 }
 
 export default { render };

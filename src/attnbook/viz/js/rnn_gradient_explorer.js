@@ -1,103 +1,105 @@
-// Gradient-decay explorer: the spectral radius ρ of W_hh is chosen in the browser;
-// the curve is log10 ‖∂h_T/∂x_t‖ against the distance T − t, precomputed for each ρ.
-const NS = "http://www.w3.org/2000/svg";
+// Gradient-decay explorer: the spectral radius ρ of W_hh is chosen in the browser; the curve
+// is log10 ‖∂h_T/∂x_t‖ against the distance T − t, precomputed in Python for each ρ.
+import { axes, label, line, linear, mount, niceTicks, powerOfTen, setAttrs, setText, svgEl } from "./base.js";
 
-function el(tag, attrs, parent, text) {
-  const node = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
+/** An SVG path through the points (X(k), Y(ys[k])). */
+export function pathThrough(ys, X, Y) {
+  return ys.map((v, k) => `${k ? "L" : "M"}${X(k).toFixed(1)},${Y(v).toFixed(1)}`).join("");
 }
 
-function render({ model, el: root }) {
+/**
+ * How the gradient norm changes from distance 0 (the last input) to the farthest one: the
+ * log10 of the factor, and what that means for learning from far back.
+ */
+export function decay(curve) {
+  const change = curve[curve.length - 1] - curve[0];
+  const verb = change < -0.5 ? "vanishes" : change > 0.5 ? "explodes" : "stays roughly level";
+  return { change, verb };
+}
+
+function render({ model, el }) {
   const rhos = model.get("rhos");
   const grid = model.get("log_norms");
   const attention = model.get("attention");
   const T = grid[0].length;
-
-  const box = document.createElement("div");
-  box.className = "attnbook-explorer";
-  const controls = document.createElement("div");
-  controls.className = "controls";
-  const label = document.createElement("label");
-  label.textContent = "spectral radius ρ(W_hh) ";
-  const input = document.createElement("input");
-  Object.assign(input, { type: "range", min: 0, max: rhos.length - 1, step: 1, value: model.get("index") });
-  const out = document.createElement("output");
-  label.append(input, out);
-  controls.appendChild(label);
-  const W = 680, H = 350, left = 72, right = 16, top = 14, bottom = 66;
-  const svg = el("svg", { width: W, height: H, role: "img" });
-  const note = document.createElement("div");
-  note.className = "note";
-  box.append(controls, svg, note);
-  root.appendChild(box);
-
   const all = grid.flat().concat(attention);
-  const yMin = Math.floor(Math.min(...all)), yMax = Math.ceil(Math.max(...all));
-  const x = (k) => left + (k / Math.max(1, T - 1)) * (W - left - right);
-  const y = (v) => top + ((yMax - v) / Math.max(1e-9, yMax - yMin)) * (H - top - bottom);
-  const path = (ys) => ys.map((v, k) => `${k ? "L" : "M"}${x(k).toFixed(1)},${y(v).toFixed(1)}`).join("");
+  const yMin = Math.floor(Math.min(...all));
+  const yMax = Math.ceil(Math.max(...all));
+  let parts;
 
-  function axes() {
-    el("line", { x1: left, y1: H - bottom, x2: W - right, y2: H - bottom, stroke: "#333" }, svg);
-    el("line", { x1: left, y1: top, x2: left, y2: H - bottom, stroke: "#333" }, svg);
-    const step = Math.max(1, Math.ceil((yMax - yMin) / 8));
-    for (let v = yMin; v <= yMax; v += step) {
-      el("line", { x1: left, y1: y(v), x2: W - right, y2: y(v), stroke: "#eee" }, svg);
-      el("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end" }, svg, `1e${v}`);
-    }
-    const xStep = Math.max(1, Math.round(T / 5 / 10) * 10);
-    for (let k = 0; k < T; k += xStep) {
-      el("text", { x: x(k), y: H - bottom + 16, "text-anchor": "middle" }, svg, String(k));
-    }
-    el("text", { x: (left + W - right) / 2, y: H - bottom + 34, "text-anchor": "middle" }, svg,
-       "distance T − t (steps back from the last input)");
-    el("text", { x: 14, y: (top + H - bottom) / 2, "text-anchor": "middle",
-                 transform: `rotate(-90 14 ${(top + H - bottom) / 2})` }, svg, "‖∂h_T/∂x_t‖ (log scale)");
-  }
-
-  function draw() {
-    const i = Number(input.value);
-    const curve = grid[i];
-    out.textContent = rhos[i].toFixed(2);
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
-    axes();
-    grid.forEach((ys, j) => {
-      if (j !== i) el("path", { d: path(ys), fill: "none", stroke: "#dde3ea", "stroke-width": 1 }, svg);
+  function build(ui) {
+    const { svg, width: W, narrow } = ui;
+    const box = { x0: 64, x1: W - 12, y0: 10, y1: narrow ? 220 : 270 };
+    const X = linear(0, T - 1, box.x0, box.x1);
+    const Y = linear(yMin, yMax, box.y1, box.y0);
+    parts = { X, Y };
+    const frame = axes(svg, {
+      ...box,
+      xTitle: "distance T − t (steps back)",
+      yTitle: "‖∂h_T/∂x_t‖ (log scale)",
+      grid: true,
     });
+    frame.xTicks(niceTicks(0, T - 1, narrow ? 4 : 6), X);
+    const step = Math.max(1, Math.ceil((yMax - yMin) / (narrow ? 5 : 8)));
+    const powers = [];
+    for (let v = yMin; v <= yMax; v += step) powers.push({ value: v, label: powerOfTen(v) });
+    frame.yTicks(powers, Y);
+    const others = svgEl("g", { class: "ae-stroke ae-off", "stroke-width": 1, "stroke-opacity": 0.45 }, svg);
+    grid.forEach((ys) => svgEl("path", { d: pathThrough(ys, X, Y) }, others));
     if (attention.length) {
-      el("path", { d: path(attention), fill: "none", stroke: "#2b8a3e", "stroke-width": 2,
-                   "stroke-dasharray": "6 4" }, svg);
+      const d = pathThrough(attention, X, Y);
+      svgEl("path", { d, class: "ae-stroke ae-c2", "stroke-width": 2, "stroke-dasharray": "6 4" }, svg);
     }
-    el("path", { d: path(curve), fill: "none", stroke: "#d9480f", "stroke-width": 2.5,
-                 "data-rho": rhos[i] }, svg);
-    // legend, in one row under the axis title
-    const entries = [[`tanh RNN, ρ = ${rhos[i].toFixed(2)}`, "#d9480f", null, 2.5], ["other ρ", "#c5ced8", null, 1.5]];
-    if (attention.length) entries.push(["self-attention layer (path length 1)", "#2b8a3e", "6 4", 2]);
-    let lx = left;
-    const ly = H - 10;
-    entries.forEach(([text, colour, dash, width]) => {
-      const attrs = { x1: lx, y1: ly - 4, x2: lx + 24, y2: ly - 4, stroke: colour, "stroke-width": width };
-      if (dash) attrs["stroke-dasharray"] = dash;
-      el("line", attrs, svg);
-      el("text", { x: lx + 30, y: ly }, svg, text);
-      lx += 30 + 7.2 * text.length + 18;
+    parts.curve = svgEl("path", { class: "ae-stroke ae-c1", "stroke-width": 2.5 }, svg);
+    // the legend: one row under the axis title, one entry a row on a phone
+    const entries = [
+      ["ae-c1", "", 2.5],
+      ["ae-off", "other ρ", 1.5],
+    ];
+    if (attention.length) entries.push(["ae-c2", "self-attention layer (path length 1)", 2, "6 4"]);
+    const ly = box.y1 + 56;
+    let lx = 4;
+    parts.legend = entries.map(([cls, text, width, dash], k) => {
+      const [x, y] = narrow ? [4, ly + 18 * k] : [lx, ly];
+      const mark = line(svg, x, y - 4, x + 24, y - 4, `ae-stroke ${cls}`);
+      setAttrs(mark, { "stroke-width": width, "stroke-dasharray": dash ?? null });
+      lx += 30 + 7 * (text.length || 18) + 18;
+      return label(svg, x + 30, y, text);
     });
-    const ratio = curve[T - 1] - curve[0];
-    const verb = ratio < -0.5 ? "vanishes" : ratio > 0.5 ? "explodes" : "stays roughly level";
-    note.textContent = `ρ = ${rhos[i].toFixed(2)}: from distance 0 to ${T - 1} the gradient norm changes by a factor ` +
-      `10^${ratio.toFixed(1)}, so it ${verb}` +
-      (attention.length ? `; one self-attention layer: 10^${(attention[T - 1] - attention[0]).toFixed(1)}` : "");
+    ui.size(narrow ? ly + 18 * entries.length - 6 : ly + 8);
   }
 
-  input.addEventListener("input", () => {
-    draw();
-    model.set("index", Number(input.value));
-    try { model.save_changes(); } catch (e) { /* static page: no kernel to tell */ }
+  function update(ui) {
+    const i = ui.values.index;
+    const curve = grid[i];
+    const rho = rhos[i].toFixed(2);
+    parts.curve.setAttribute("d", pathThrough(curve, parts.X, parts.Y));
+    setText(parts.legend[0], `tanh RNN, ρ = ${rho}`);
+    const tenth = (x) => Number(x.toFixed(1)).toFixed(1); // no "−0.0"
+    const { change, verb } = decay(curve);
+    const attn = attention.length ? `; one self-attention layer: 10^${tenth(decay(attention).change)}` : "";
+    ui.note.textContent =
+      `ρ = ${rho}: from distance 0 to ${T - 1} the gradient norm changes by a factor ` +
+      `10^${tenth(change)}, so it ${verb}${attn}`;
+    return `For ρ = ${rho} the gradient norm ${verb}: it changes by a factor of 10^${tenth(change)} over ${T - 1} steps${attn}.`;
+  }
+
+  return mount(el, model, {
+    label: "Gradient norm of the last RNN state with respect to earlier inputs, against the distance, log scale",
+    controls: [
+      {
+        kind: "slider",
+        name: "index",
+        label: "spectral radius ρ(W_hh)",
+        trait: "index",
+        min: 0,
+        max: rhos.length - 1,
+        text: (i) => rhos[i].toFixed(2),
+      },
+    ],
+    build,
+    update,
   });
-  draw();
 }
 
 export default { render };

@@ -1,94 +1,103 @@
 // Timing explorer: the sequence length n is chosen in the browser; the chart shows the
-// forward+backward times that the chapter measured, on log–log axes, and bars at n.
-const NS = "http://www.w3.org/2000/svg";
-const COLOURS = ["#d9480f", "#1c7ed6", "#2b8a3e", "#7048e8", "#e67700", "#495057"];
+// forward+backward times the chapter measured, on log–log axes, and bars at n.
+import { axes, fmt, label, line, linear, mount, setAttrs, setText, svgEl } from "./base.js";
 
-function el(tag, attrs, parent, text) {
-  const node = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
+/** A time in ms for a reader: µs below 1 ms, whole ms from 10 ms on. */
+export function duration(ms) {
+  if (ms >= 1) return `${fmt(ms, ms >= 10 ? 0 : 1)} ms`;
+  return `${fmt(ms * 1000, 0)} µs`;
 }
 
-function fmt(ms) {
-  return ms >= 100 ? ms.toFixed(0) + " ms" : ms >= 1 ? ms.toFixed(1) + " ms" : (ms * 1000).toFixed(0) + " µs";
-}
-
-function render({ model, el: root }) {
+function render({ model, el }) {
   const lengths = model.get("lengths");
   const labels = model.get("labels");
   const times = model.get("times_ms");
-
-  const box = document.createElement("div");
-  box.className = "attnbook-explorer";
-  const controls = document.createElement("div");
-  controls.className = "controls";
-  const label = document.createElement("label");
-  label.textContent = "sequence length n ";
-  const input = document.createElement("input");
-  Object.assign(input, { type: "range", min: 0, max: lengths.length - 1, step: 1, value: model.get("index") });
-  const out = document.createElement("output");
-  label.append(input, out);
-  controls.appendChild(label);
-  const W = 700, H = 300, left = 84, plotW = 320, top = 14, bottom = 46, barX = 450, barW = 220;
-  const svg = el("svg", { width: W, height: H, role: "img" });
-  const note = document.createElement("div");
-  note.className = "note";
-  box.append(controls, svg, note);
-  root.appendChild(box);
-
   const all = times.flat();
-  const lo = Math.floor(Math.log10(Math.min(...all))), hi = Math.ceil(Math.log10(Math.max(...all)));
-  const lx0 = Math.log2(lengths[0]), lx1 = Math.log2(lengths[lengths.length - 1]);
-  const x = (n) => left + ((Math.log2(n) - lx0) / Math.max(1e-9, lx1 - lx0)) * plotW;
-  const y = (ms) => top + ((hi - Math.log10(ms)) / Math.max(1e-9, hi - lo)) * (H - top - bottom);
+  const lo = Math.floor(Math.log10(Math.min(...all)));
+  const hi = Math.ceil(Math.log10(Math.max(...all)));
+  let parts;
 
-  function axes() {
-    el("line", { x1: left, y1: H - bottom, x2: left + plotW, y2: H - bottom, stroke: "#333" }, svg);
-    el("line", { x1: left, y1: top, x2: left, y2: H - bottom, stroke: "#333" }, svg);
-    for (let e = lo; e <= hi; e++) {
-      el("line", { x1: left, y1: y(10 ** e), x2: left + plotW, y2: y(10 ** e), stroke: "#eee" }, svg);
-      el("text", { x: left - 6, y: y(10 ** e) + 4, "text-anchor": "end" }, svg, fmt(10 ** e));
-    }
-    lengths.forEach((n) => el("text", { x: x(n), y: H - bottom + 16, "text-anchor": "middle" }, svg, String(n)));
-    el("text", { x: left + plotW / 2, y: H - 8, "text-anchor": "middle" }, svg, "sequence length n (log scale)");
-    el("text", { x: 14, y: (top + H - bottom) / 2, "text-anchor": "middle",
-                 transform: `rotate(-90 14 ${(top + H - bottom) / 2})` }, svg, "forward + backward time");
+  function build(ui) {
+    const { svg, width: W, narrow } = ui;
+    const box = { x0: 72, x1: narrow ? W - 14 : Math.floor(0.55 * W), y0: 12, y1: 230 };
+    const X = (n) =>
+      linear(Math.log2(lengths[0]), Math.log2(lengths[lengths.length - 1]), box.x0, box.x1)(Math.log2(n));
+    const Y = (ms) => linear(lo, hi, box.y1, box.y0)(Math.log10(ms));
+    parts = { X, Y, box, bars: [] };
+    const frame = axes(svg, {
+      ...box,
+      xTitle: "sequence length n (log)",
+      yTitle: "forward + backward",
+      grid: true,
+    });
+    frame.xTicks(
+      lengths.map((n) => ({ value: n, label: String(n) })),
+      X,
+    );
+    const decades = [];
+    for (let e = lo; e <= hi; e++) decades.push({ value: 10 ** e, label: duration(10 ** e) });
+    frame.yTicks(decades, Y);
+    parts.cursor = line(svg, 0, box.y0, 0, box.y1, "ae-stroke ae-off");
+    parts.cursor.setAttribute("stroke-dasharray", "4 3");
+    const bx = narrow ? 4 : box.x1 + 40;
+    const by = narrow ? box.y1 + 64 : box.y0 + 4;
+    parts.heading = label(svg, bx, by, "", "start", "ae-title");
+    parts.barMax = W - bx - 80;
+    times.forEach((series, j) => {
+      const cls = `ae-c${j % 6}`;
+      const d = series.map((ms, k) => `${k ? "L" : "M"}${X(lengths[k]).toFixed(1)},${Y(ms).toFixed(1)}`).join("");
+      svgEl("path", { d, class: `ae-stroke ${cls}`, "stroke-width": 2 }, svg);
+      const y = by + 22 + j * 44;
+      label(svg, bx, y + 2, labels[j], "start", `ae-fill ${cls}`);
+      parts.bars.push({
+        dot: svgEl("circle", { r: 4.5, class: `ae-fill ${cls}` }, svg),
+        bar: svgEl("rect", { x: bx, y: y + 8, height: 16, class: `ae-fill ${cls}` }, svg),
+        value: label(svg, 0, y + 21, ""),
+      });
+    });
+    parts.bx = bx;
+    ui.size(Math.max(box.y1 + 44, by + 22 + times.length * 44));
   }
 
-  function draw() {
-    const i = Number(input.value);
+  function update(ui) {
+    const i = ui.values.index;
     const n = lengths[i];
-    out.textContent = String(n);
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
-    axes();
-    el("line", { x1: x(n), y1: top, x2: x(n), y2: H - bottom, stroke: "#999", "stroke-dasharray": "4 3" }, svg);
+    const { X, Y } = parts;
+    setAttrs(parts.cursor, { x1: X(n), x2: X(n) });
+    setText(parts.heading, `measured at n = ${n}`);
     const maxMs = Math.max(...times.map((s) => s[i]));
-    el("text", { x: barX, y: top + 4, "font-weight": "bold" }, svg, `measured at n = ${n}`);
     times.forEach((series, j) => {
-      const c = COLOURS[j % COLOURS.length];
-      const d = series.map((ms, k) => `${k ? "L" : "M"}${x(lengths[k]).toFixed(1)},${y(ms).toFixed(1)}`).join("");
-      el("path", { d, fill: "none", stroke: c, "stroke-width": 2 }, svg);
-      el("circle", { cx: x(n), cy: y(series[i]), r: 4.5, fill: c }, svg);
-      const by = top + 22 + j * 44;
-      el("text", { x: barX, y: by + 2, fill: c }, svg, labels[j]);
-      el("rect", { x: barX, y: by + 8, width: Math.max(1, (barW - 60) * series[i] / maxMs), height: 16,
-                   fill: c, "data-ms": series[i].toFixed(3) }, svg);
-      el("text", { x: barX + Math.max(1, (barW - 60) * series[i] / maxMs) + 4, y: by + 21 }, svg, fmt(series[i]));
+      const { dot, bar, value } = parts.bars[j];
+      const w = Math.max(1, (parts.barMax * series[i]) / maxMs);
+      setAttrs(dot, { cx: X(n), cy: Y(series[i]) });
+      bar.setAttribute("width", w);
+      value.setAttribute("x", parts.bx + w + 4);
+      setText(value, duration(series[i]));
     });
     const order = labels.map((l, j) => [times[j][i], l]).sort((a, b) => a[0] - b[0]);
-    note.textContent = `n = ${n}: fastest ${order[0][1]} (${fmt(order[0][0])}), slowest ` +
-      `${order[order.length - 1][1]} (${fmt(order[order.length - 1][0])}), ` +
-      `${(order[order.length - 1][0] / order[0][0]).toFixed(1)}× apart`;
+    const [fast, slow] = [order[0], order[order.length - 1]];
+    const apart = (slow[0] / fast[0]).toFixed(1);
+    ui.note.textContent = `n = ${n}: fastest ${fast[1]} (${duration(fast[0])}), slowest ${slow[1]} (${duration(slow[0])}), ${apart}× apart`;
+    return `At n = ${n}: ${order.map(([ms, l]) => `${l} ${duration(ms)}`).join(", ")}; the slowest takes ${apart} times the fastest.`;
   }
 
-  input.addEventListener("input", () => {
-    draw();
-    model.set("index", Number(input.value));
-    try { model.save_changes(); } catch (e) { /* static page: no kernel to tell */ }
+  return mount(el, model, {
+    label:
+      "Measured forward and backward times of each layer against the sequence length, log–log, with bars at the chosen length",
+    controls: [
+      {
+        kind: "slider",
+        name: "index",
+        label: "sequence length n",
+        trait: "index",
+        min: 0,
+        max: lengths.length - 1,
+        text: (i) => String(lengths[i]),
+      },
+    ],
+    build,
+    update,
   });
-  draw();
 }
 
 export default { render };

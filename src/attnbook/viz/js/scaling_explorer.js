@@ -1,10 +1,19 @@
-// Scaling explorer: one query q and T keys (standard normal, d_max components) come
-// from Python; the browser keeps the first d_k components and recomputes
+// Scaling explorer (§3.2.1): one query q and T keys (standard normal, d_max components)
+// come from Python; the browser keeps the first d_k components and recomputes
 //   s_j = scale · q·k_j,   p = softmax(s),   H(p),   ‖J‖_F with J = diag(p) − p pᵀ,
 //   ‖∂p/∂q‖_F = ‖J · scale · K‖_F,
 // for scale = 1, 1/√d_k or 1/d_k.
-const NS = "http://www.w3.org/2000/svg";
-const SCALING_LABELS = { none: "none (scale 1)", sqrt: "1/√d_k (the paper)", linear: "1/d_k" };
+import { axes, label, line, setAttrs, setText, svgEl } from "./base.js";
+import { entropy, fmt, linear, niceTicks, softmax } from "./base.js";
+import { choiceSlider, mount, twoPanels } from "./base.js";
+
+const SCALINGS = [
+  ["none", "none (scale 1)"],
+  ["sqrt", "1/√d_k (the paper)"],
+  ["linear", "1/d_k"],
+];
+
+const SCALE_TEXT = { none: "1", sqrt: "(1/√d_k)", linear: "(1/d_k)" };
 
 export function scaleFactor(d_k, scaling) {
   if (scaling === "none") return 1;
@@ -13,7 +22,14 @@ export function scaleFactor(d_k, scaling) {
   throw new Error(`unknown scaling ${scaling}`);
 }
 
-// Everything the picture shows, from the first d_k components of q and of each key.
+/** The d_k the slider offers: about two a doubling (1, 2, 3, 4, 6, 8, 11, 16, …), up to d_max. */
+export function dimensions(dMax) {
+  const all = [];
+  for (let k = 0; 2 ** (k / 2) <= dMax; k++) all.push(Math.round(2 ** (k / 2)));
+  return [...new Set([...all, dMax])];
+}
+
+/** Everything the picture shows, from the first d_k components of q and of each key. */
 export function stats(q, K, d_k, scale) {
   const T = K.length;
   const logits = K.map((k) => {
@@ -21,11 +37,7 @@ export function stats(q, K, d_k, scale) {
     for (let i = 0; i < d_k; i++) dot += q[i] * k[i];
     return scale * dot;
   });
-  const m = Math.max(...logits);
-  const e = logits.map((s) => Math.exp(s - m));
-  const z = e.reduce((a, b) => a + b, 0);
-  const p = e.map((x) => x / z);
-  const entropy = -p.reduce((acc, pj) => acc + (pj > 0 ? pj * Math.log(pj) : 0), 0);
+  const p = softmax(logits);
   // J = diag(p) − p pᵀ
   const J = p.map((pi, i) => p.map((pj, j) => (i === j ? pi : 0) - pi * pj));
   const jacobianNorm = Math.sqrt(J.flat().reduce((acc, x) => acc + x * x, 0));
@@ -40,174 +52,124 @@ export function stats(q, K, d_k, scale) {
   }
   const mean = logits.reduce((a, b) => a + b, 0) / T;
   const std = Math.sqrt(logits.reduce((a, s) => a + (s - mean) ** 2, 0) / (T - 1));
-  return { logits, p, entropy, maxWeight: Math.max(...p), jacobianNorm,
-           queryJacobianNorm: Math.sqrt(sq), std };
+  const maxWeight = Math.max(...p);
+  return { logits, p, entropy: entropy(p), maxWeight, jacobianNorm, queryJacobianNorm: Math.sqrt(sq), std };
 }
 
-function el(tag, attrs, parent, text) {
-  const node = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-function niceTicks(lo, hi, n) {
-  const raw = (hi - lo) / n;
-  const mag = Math.pow(10, Math.floor(Math.log10(raw)));
-  const step = [1, 2, 5, 10].map((f) => f * mag).find((s) => s >= raw);
-  const ticks = [];
-  for (let t = Math.ceil(lo / step) * step; t <= hi + 1e-9; t += step) ticks.push(+t.toPrecision(6));
-  return ticks;
-}
-
-function fmt(x) {
-  if (x === 0) return "0";
-  return Math.abs(x) >= 0.01 ? x.toFixed(3) : x.toExponential(1);
-}
-
-function render({ model, el: root }) {
+function render({ model, el }) {
   const q = model.get("q");
   const K = model.get("k");
   const dMax = q.length;
   const T = K.length;
-  const box = document.createElement("div");
-  box.className = "attnbook-explorer";
-  const controls = document.createElement("div");
-  controls.className = "controls";
+  const dks = dimensions(dMax);
+  let parts;
 
-  const dLabel = document.createElement("label");
-  dLabel.textContent = "d_k ";
-  const dInput = document.createElement("input");
-  Object.assign(dInput, { type: "range", min: 0, max: Math.log2(dMax), step: 0.5,
-                          value: Math.log2(model.get("d_k")) });
-  const dOut = document.createElement("output");
-  dLabel.append(dInput, dOut);
-
-  const sLabel = document.createElement("label");
-  sLabel.textContent = "scaling ";
-  const select = document.createElement("select");
-  for (const [value, text] of Object.entries(SCALING_LABELS)) {
-    const option = document.createElement("option");
-    Object.assign(option, { value, textContent: text });
-    select.appendChild(option);
-  }
-  select.value = model.get("scaling");
-  sLabel.append(select);
-  controls.append(dLabel, sLabel);
-
-  const W = 700, H = 350;  // drawn in these units, scaled to the page's width
-  const svg = el("svg", { width: "100%", viewBox: `0 0 ${W} ${H}`, role: "img",
-                          style: `max-width: ${W}px; height: auto; display: block;` });
-  const note = document.createElement("div");
-  note.className = "note";
-  box.append(controls, svg, note);
-  root.appendChild(box);
-
-  function d_k() {
-    return Math.max(1, Math.min(dMax, Math.round(Math.pow(2, Number(dInput.value)))));
+  function build(ui) {
+    const { svg, width: W, narrow } = ui;
+    const [A, B] = twoPanels(ui, { top: 40, height: 140, margin: 44, gap: 84 });
+    parts = { A, B, dots: [], bars: [] };
+    // panel A: the N(0, scale²·d_k) density of the logits, and this query's T logits
+    parts.aTitle = label(svg, 4, A.y0 - 26, "", "start", "ae-title");
+    parts.aNote = label(svg, 4, A.y0 - 8, "", "start", "ae-muted");
+    parts.aAxes = axes(svg, { x0: A.x0, x1: A.x1, y0: A.y0, y1: A.y1, xTitle: "logit value" });
+    parts.density = svgEl("polyline", { class: "ae-stroke ae-off", "stroke-width": 2 }, svg);
+    for (let j = 0; j < T; j++) parts.dots.push(svgEl("circle", { cy: A.y1 - 8, r: 4, "fill-opacity": 0.8 }, svg));
+    // panel B: the weights p over the T keys
+    const bTitle = "weights p = softmax(s)";
+    label(svg, B.x0 - 40, B.y0 - 26, bTitle, "start", "ae-title");
+    label(svg, B.x0 - 40, B.y0 - 8, `dashed: uniform 1/${T}`, "start", "ae-muted");
+    const bAxes = axes(svg, { x0: B.x0, x1: B.x1, y0: B.y0, y1: B.y1, xTitle: `key j (1…${T})` });
+    const YB = linear(0, 1, B.y1, B.y0);
+    bAxes.yTicks(niceTicks(0, 1, 2), YB);
+    const bw = (B.x1 - B.x0) / T;
+    for (let j = 0; j < T; j++) parts.bars.push(svgEl("rect", { x: B.x0 + j * bw + 1, width: bw - 2 }, svg));
+    const uniform = line(svg, B.x0, YB(1 / T), B.x1, YB(1 / T), "ae-stroke ae-c2");
+    uniform.setAttribute("stroke-dasharray", "4 3");
+    parts.YB = YB;
+    // panel C: entropy (linear, 0…log T) and the two gradient norms (log scale, 10⁻⁶…10)
+    const cTop = B.y1 + 62;
+    const gx0 = narrow ? 4 : 200;
+    const gx1 = W - 70;
+    label(svg, 4, cTop - 10, "bars: log scale 10⁻⁶ … 10 (entropy: linear)", "start", "ae-muted");
+    const rows = ["entropy H(p) / log T", "‖∂p/∂s‖_F (to the scores)", "‖∂p/∂q‖_F (to the query)"];
+    const rowH = narrow ? 40 : 26;
+    parts.gauges = rows.map((text, i) => {
+      const y = cTop + i * rowH + (narrow ? 16 : 0);
+      label(svg, narrow ? gx0 : gx0 - 8, narrow ? y - 3 : y + 13, text, narrow ? "start" : "end");
+      svgEl("rect", { x: gx0, y: y + 2, width: gx1 - gx0, height: 16, class: "ae-panel" }, svg);
+      const bar = svgEl("rect", { x: gx0, y: y + 2, height: 16, class: `ae-fill ${i ? "ae-c3" : "ae-c2"}` }, svg);
+      return { bar, value: label(svg, gx1 + 6, y + 14, "") };
+    });
+    parts.gx0 = gx0;
+    parts.gx1 = gx1;
+    ui.size(cTop + 3 * rowH + (narrow ? 20 : 6));
   }
 
   function drawLogits(r, scale, d) {
-    // panel A: the N(0, scale²·d_k) density of the logits, and this query's T logits
-    const x0 = 50, x1 = 330, y0 = 40, y1 = 190;
+    const { A } = parts;
     const sigma = scale * Math.sqrt(d);
     const lim = Math.max(4, 3.5 * sigma, ...r.logits.map(Math.abs));
-    const X = (v) => x0 + ((v + lim) / (2 * lim)) * (x1 - x0);
+    const X = linear(-lim, lim, A.x0, A.x1);
     const peak = 1 / (sigma * Math.sqrt(2 * Math.PI));
-    const Y = (dens) => y1 - (dens / peak) * (y1 - y0 - 10);
-    el("text", { x: x0, y: 18, "font-weight": "bold" }, svg, "logits sⱼ = scale · q·kⱼ");
-    el("line", { x1: x0, y1, x2: x1, y2: y1, stroke: "#333" }, svg);
-    for (const t of niceTicks(-lim, lim, 5)) {
-      el("line", { x1: X(t), y1, x2: X(t), y2: y1 + 4, stroke: "#333" }, svg);
-      el("text", { x: X(t), y: y1 + 16, "text-anchor": "middle" }, svg, String(t));
-    }
-    el("text", { x: (x0 + x1) / 2, y: y1 + 32, "text-anchor": "middle" }, svg, "logit value");
-    el("text", { x: 16, y: (y0 + y1) / 2, "text-anchor": "middle",
-                 transform: `rotate(-90 16 ${(y0 + y1) / 2})` }, svg, "density (peak = 1)");
-    const pts = [];
+    const Y = (dens) => A.y1 - (dens / peak) * (A.y1 - A.y0 - 10);
+    parts.aAxes.xTicks(niceTicks(-lim, lim, 4), X);
+    const points = [];
     for (let i = 0; i <= 120; i++) {
       const v = -lim + (2 * lim * i) / 120;
-      pts.push(`${X(v).toFixed(1)},${Y(peak * Math.exp(-0.5 * (v / sigma) ** 2)).toFixed(1)}`);
+      points.push(`${X(v).toFixed(1)},${Y(peak * Math.exp(-0.5 * (v / sigma) ** 2)).toFixed(1)}`);
     }
-    el("polyline", { points: pts.join(" "), fill: "none", stroke: "#868e96", "stroke-width": 2 }, svg);
+    parts.density.setAttribute("points", points.join(" "));
     const best = r.p.indexOf(r.maxWeight);
-    r.logits.forEach((s, j) => {
-      el("circle", { cx: X(s), cy: y1 - 8, r: 4, fill: j === best ? "#d9480f" : "#1c7ed6",
-                     "fill-opacity": 0.8, "data-logit": s.toFixed(4) }, svg);
-    });
-    el("text", { x: x1, y: y0 - 6, "text-anchor": "end", fill: "#555" }, svg,
-       `curve: N(0, ${fmt(sigma)}²) · dots: the ${T} logits`);
+    r.logits.forEach((s, j) =>
+      setAttrs(parts.dots[j], { cx: X(s), class: `ae-fill ${j === best ? "ae-c1" : "ae-c0"}` }),
+    );
+    setText(parts.aNote, `curve: N(0, ${fmt(sigma, 2)}²) · dots: the ${T} logits`);
   }
 
-  function drawWeights(r) {
-    // panel B: softmax weights of the query over its T keys
-    const x0 = 400, x1 = 680, y0 = 40, y1 = 190;
-    const Y = (w) => y1 - w * (y1 - y0);
-    const bw = (x1 - x0) / T;
-    el("text", { x: x0, y: 18, "font-weight": "bold" }, svg, "weights p = softmax(s)");
-    el("text", { x: x1, y: y0 - 6, "text-anchor": "end", fill: "#2b8a3e" }, svg,
-       `dashed: uniform 1/${T}`);
-    el("line", { x1: x0, y1, x2: x1, y2: y1, stroke: "#333" }, svg);
-    el("line", { x1: x0, y1: y0, x2: x0, y2: y1, stroke: "#333" }, svg);
-    for (const t of [0, 0.5, 1]) {
-      el("text", { x: x0 - 5, y: Y(t) + 4, "text-anchor": "end" }, svg, String(t));
-    }
-    r.p.forEach((w, j) => {
-      el("rect", { x: x0 + j * bw + 1, y: Y(w), width: bw - 2, height: Math.max(0.5, y1 - Y(w)),
-                   fill: w === r.maxWeight ? "#d9480f" : "#1c7ed6", "data-weight": w.toFixed(5) }, svg);
-    });
-    el("line", { x1: x0, y1: Y(1 / T), x2: x1, y2: Y(1 / T), stroke: "#2b8a3e",
-                 "stroke-dasharray": "4 3" }, svg);
-    el("text", { x: (x0 + x1) / 2, y: y1 + 32, "text-anchor": "middle" }, svg, `key j (1…${T})`);
-  }
-
-  function drawGauges(r) {
-    // panel C: entropy (linear, 0…log T) and the two gradient norms (log scale)
-    const x0 = 190, x1 = 600, top = 266, row = 26;
-    const logLo = -6, logHi = 1;
-    const L = (v) => x0 + ((Math.log10(Math.max(v, 10 ** logLo)) - logLo) / (logHi - logLo)) * (x1 - x0);
-    const rows = [
-      ["entropy H(p) / log T", r.entropy / Math.log(T), (v) => x0 + v * (x1 - x0), `${fmt(r.entropy)} nats`],
-      ["‖∂p/∂s‖_F (to the scores)", r.jacobianNorm, L, fmt(r.jacobianNorm)],
-      ["‖∂p/∂q‖_F (to the query)", r.queryJacobianNorm, L, fmt(r.queryJacobianNorm)],
-    ];
-    rows.forEach(([label, v, Xf, text], i) => {
-      const y = top + i * row;
-      el("text", { x: x0 - 6, y: y + 13, "text-anchor": "end" }, svg, label);
-      el("rect", { x: x0, y: y + 2, width: x1 - x0, height: row - 8, fill: "#f1f3f5" }, svg);
-      el("rect", { x: x0, y: y + 2, width: Math.max(0.5, Xf(v) - x0), height: row - 8,
-                   fill: i === 0 ? "#2b8a3e" : "#ae3ec9" }, svg);
-      el("text", { x: x1 + 6, y: y + 13 }, svg, text);
-    });
-    el("text", { x: x0, y: top - 8, fill: "#555" }, svg,
-       "gradient bars on a log scale from 10⁻⁶ to 10; entropy bar linear from 0 to log T");
-  }
-
-  function draw() {
-    const d = d_k();
-    const scaling = select.value;
+  function update(ui) {
+    const d = dks[ui.values.d_k];
+    const scaling = ui.values.scaling;
     const scale = scaleFactor(d, scaling);
     const r = stats(q, K, d, scale);
-    dOut.textContent = String(d);
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    setText(parts.aTitle, `logits sⱼ = ${SCALE_TEXT[scaling]} · q·kⱼ`);
     drawLogits(r, scale, d);
-    drawWeights(r);
-    drawGauges(r);
-    note.textContent = `d_k = ${d}, scale = ${fmt(scale)}: logit std ${fmt(r.std)} ` +
-      `(theory ${fmt(scale * Math.sqrt(d))}) · largest weight ${fmt(r.maxWeight)} ` +
-      `(uniform ${fmt(1 / T)}) · entropy ${fmt(r.entropy)} of at most ${fmt(Math.log(T))} nats`;
+    r.p.forEach((w, j) => {
+      const y = parts.YB(w);
+      setAttrs(parts.bars[j], {
+        y,
+        height: Math.max(0.5, parts.B.y1 - y),
+        class: `ae-fill ${w === r.maxWeight ? "ae-c1" : "ae-c0"}`,
+      });
+    });
+    const L = linear(-6, 1, parts.gx0, parts.gx1);
+    const values = [
+      [parts.gx0 + (r.entropy / Math.log(T)) * (parts.gx1 - parts.gx0), `${fmt(r.entropy)} nats`],
+      [L(Math.log10(Math.max(r.jacobianNorm, 1e-6))), fmt(r.jacobianNorm)],
+      [L(Math.log10(Math.max(r.queryJacobianNorm, 1e-6))), fmt(r.queryJacobianNorm)],
+    ];
+    values.forEach(([x, text], i) => {
+      parts.gauges[i].bar.setAttribute("width", Math.max(0.5, x - parts.gx0));
+      setText(parts.gauges[i].value, text);
+    });
+    ui.note.textContent =
+      `d_k = ${d}, scale = ${fmt(scale)}: logit std ${fmt(r.std)} (theory ${fmt(scale * Math.sqrt(d))}) · ` +
+      `largest weight ${fmt(r.maxWeight)} (uniform ${fmt(1 / T)}) · entropy ${fmt(r.entropy)} of at most ${fmt(Math.log(T))} nats`;
+    return (
+      `d_k = ${d}, scaling ${scaling}: the ${T} logits spread with standard deviation ${fmt(r.std, 2)}; ` +
+      `the largest weight is ${fmt(r.maxWeight, 2)}, entropy ${fmt(r.entropy, 2)} of at most ${fmt(Math.log(T), 2)} nats; ` +
+      `gradient norms ${fmt(r.jacobianNorm, 2)} to the scores and ${fmt(r.queryJacobianNorm, 2)} to the query.`
+    );
   }
 
-  function sync() {
-    draw();
-    model.set("d_k", d_k());
-    model.set("scaling", select.value);
-    try { model.save_changes(); } catch (e) { /* static page: no kernel to tell */ }
-  }
-  dInput.addEventListener("input", sync);
-  select.addEventListener("change", sync);
-  draw();
+  return mount(el, model, {
+    label: "The logits of one query against its keys, their softmax weights, and the entropy and gradient norms",
+    controls: [
+      choiceSlider("d_k", "d_k", "d_k", dks),
+      { kind: "picker", name: "scaling", label: "scaling", trait: "scaling", options: SCALINGS },
+    ],
+    build,
+    update,
+  });
 }
 
 export default { render };
