@@ -260,16 +260,6 @@ def train_cipher_model(
     generator = torch.Generator().manual_seed(seed)
     batches = iter(lambda: cipher_batch(batch_size, T, model.K, key_span, generator), None)
     on_cpu = next(model.parameters()).device.type == "cpu"
+    adam = dict(optimizer="adam", betas=(0.9, 0.98), eps=1e-8)
     with num_threads(threads if on_cpu else None):
-        return fit(
-            model,
-            batches,
-            cipher_loss,
-            steps,
-            lr,
-            optimizer="adam",
-            betas=(0.9, 0.98),
-            eps=1e-8,
-            progress=progress,
-            desc=desc,
-        )
+        return fit(model, batches, cipher_loss, steps, lr, **adam, progress=progress, desc=desc)

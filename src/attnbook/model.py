@@ -442,7 +442,8 @@ def _read_safetensors(path: Path) -> tuple[dict[str, Tensor], dict[str, str]]:
     data = path.read_bytes()
     if not data:
         raise CheckpointError(f"{str(path)!r} is empty (0 bytes): not a checkpoint")
-    if data[:1] == b"\x80" or data[:2] == b"PK":
+    looks_safetensors = data[8:9] == b"{"  # 8 bytes of header length, then a JSON header
+    if not looks_safetensors and (data[:1] == b"\x80" or data[:2] == b"PK"):
         raise CheckpointError(
             f"{str(path)!r} looks like a pickle or torch.save file; attnbook checkpoints are "
             "safetensors (never pickle, which can run code when loaded): write them with "

@@ -197,7 +197,8 @@ class PatchClassifier(nn.Module):
 # ------------------------------------------------------------------ training
 
 
-def train_masked_lm(
+def train_language_model(
+    kind: str,
     steps: int = 300,
     batch_size: int = 128,
     sentences: int = 1,
@@ -206,42 +207,45 @@ def train_masked_lm(
     device: str | torch.device = "cpu",
     progress: bool = True,
     **config_overrides,
-) -> tuple[MaskedLM, History]:
-    """A tiny BERT on :class:`~attnbook.data.zoo.ZooLanguage` streams, 15% of the tokens
-    masked per batch."""
+) -> tuple[TransformerLM, History]:
+    """A tiny BERT (``kind="masked"``: 15% of the tokens masked per batch) or GPT
+    (``kind="causal"``: next-token prediction after ``<bos>``) on fresh
+    :class:`~attnbook.data.zoo.ZooLanguage` streams of ``sentences`` sentences.
+
+    ``config_overrides`` change ``TransformerConfig.tiny`` (d_model, N, …).
+    """
+    if kind not in ("masked", "causal"):
+        raise ValueError(f"kind must be 'masked' or 'causal', got {kind!r}")
     set_seed(seed)
     lang, g = ZooLanguage(), torch.Generator().manual_seed(seed)
-    model = MaskedLM(TransformerConfig.tiny(len(lang.vocab), **config_overrides)).to(device)
+    config = TransformerConfig.tiny(len(lang.vocab), **config_overrides)
     words = (len(ZOO_SPECIALS), len(lang.vocab))
+    if kind == "masked":
+        model: TransformerLM = MaskedLM(config).to(device)
 
-    def batches():
-        while True:
-            yield mask_tokens(lang.stream(batch_size, sentences, g), lang.mask_id, words, 0.15, g)
+        def masked_batches():
+            while True:
+                yield mask_tokens(
+                    lang.stream(batch_size, sentences, g), lang.mask_id, words, 0.15, g
+                )
 
-    history = _fit(
-        model, batches(), lambda m, b: masked_lm_loss(m, *b), steps, peak_lr, progress, "MLM"
-    )
-    return model, history
+        batches, loss_fn = masked_batches(), lambda m, b: masked_lm_loss(m, *b)
+    else:
+        model = CausalLM(config).to(device)
+        batches = iter(lambda: lang.stream(batch_size, sentences, g, bos=True), None)
+        loss_fn = causal_lm_loss
+    desc = "MLM" if kind == "masked" else "GPT"
+    return model, _fit(model, batches, loss_fn, steps, peak_lr, progress, desc)
 
 
-def train_causal_lm(
-    steps: int = 300,
-    batch_size: int = 128,
-    sentences: int = 1,
-    peak_lr: float = 5e-3,
-    seed: int = 0,
-    device: str | torch.device = "cpu",
-    progress: bool = True,
-    **config_overrides,
-) -> tuple[CausalLM, History]:
-    """A tiny GPT on ``<bos>`` + :class:`~attnbook.data.zoo.ZooLanguage` streams
-    (next-token prediction)."""
-    set_seed(seed)
-    lang, g = ZooLanguage(), torch.Generator().manual_seed(seed)
-    model = CausalLM(TransformerConfig.tiny(len(lang.vocab), **config_overrides)).to(device)
-    batches = iter(lambda: lang.stream(batch_size, sentences, g, bos=True), None)
-    history = _fit(model, batches, causal_lm_loss, steps, peak_lr, progress, "GPT")
-    return model, history
+def train_masked_lm(**kwargs) -> tuple[MaskedLM, History]:
+    """:func:`train_language_model` with ``kind="masked"``: a tiny BERT."""
+    return train_language_model("masked", **kwargs)
+
+
+def train_causal_lm(**kwargs) -> tuple[CausalLM, History]:
+    """:func:`train_language_model` with ``kind="causal"``: a tiny GPT."""
+    return train_language_model("causal", **kwargs)
 
 
 def classification_loss(model: PatchClassifier, images: Tensor, labels: Tensor) -> Tensor:

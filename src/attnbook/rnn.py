@@ -390,18 +390,8 @@ def train_recall(
     check_float("lr", lr, 0.0, low_open=True)
     check_generator("generator", generator)
     batches = iter(lambda: recall_batch(B, n, K, generator), None)  # (B, n + 2), (B,)
-    return fit(
-        model,
-        batches,
-        recall_loss,
-        steps,
-        lr,
-        optimizer="adam",
-        betas=(0.9, 0.999),
-        eps=1e-8,
-        callback=callback,
-        progress=False,
-    )
+    adam = dict(optimizer="adam", betas=(0.9, 0.999), eps=1e-8)  # PyTorch's defaults
+    return fit(model, batches, recall_loss, steps, lr, **adam, callback=callback, progress=False)
 
 
 @torch.no_grad()
