@@ -115,7 +115,7 @@ def check_ids(name: str, ids: object, vocab: int, dim: int = 2) -> Tensor:
     hint = "(B, T)" if dim == 2 else ""
     ids = check_tensor(name, ids, dim, "long", hint)
     if ids.numel():
-        low, high = int(ids.min()), int(ids.max())
+        low, high = (int(v) for v in torch.aminmax(ids))
         if low < 0 or high >= vocab:
             raise ValueError(
                 f"{name} holds ids in [{low}, {high}], outside the vocabulary [0, {vocab})"

@@ -5,7 +5,7 @@ MultiHead(Q, K, V) = Concat(head_1, …, head_h) W_O,  head_i = Attention(Q W_Q_
 This module holds what the multi-head chapter trains and takes apart:
 
 - :func:`attention_parameter_count`, the closed form of the parameter count;
-- the shift-cipher task (:func:`attnbook.data.cipher_batch`), whose every output needs
+- the shift-cipher task (:func:`attnbook.data.sequences.cipher_batch`), whose every output needs
   *two* relations at once (the previous token, and a marked key token further back);
 - :class:`CipherModel`, one layer of multi-head self-attention plus a small read-out;
 - :func:`head_contributions`, the output split into one term per head

@@ -344,7 +344,7 @@ class Transformer(nn.Module):
     def encode(self, src: Tensor, need_weights: bool = True) -> tuple[Tensor, list[Tensor]]:
         """Encoder output ``memory`` ``(B, S, d_model)`` and its per-layer self-attention."""
         self._check_ids(src, self.config.src_vocab, "src")
-        return self.encoder(self.src_embed(src), self.src_mask(src), need_weights)
+        return self._encode(src, need_weights)
 
     def decode(
         self, tgt: Tensor, memory: Tensor, src: Tensor, need_weights: bool = True
@@ -357,11 +357,7 @@ class Transformer(nn.Module):
                 f"tgt {tuple(tgt.shape)}, memory {tuple(memory.shape)} and src {tuple(src.shape)} "
                 "must share the batch size B, and memory must have one row per source position"
             )
-        y = self.tgt_embed(tgt)
-        y, self_ws, cross_ws = self.decoder(
-            y, memory, self.tgt_mask(tgt), self.src_mask(src), need_weights
-        )
-        return self.generator(y), self_ws, cross_ws
+        return self._decode(tgt, memory, src, need_weights)
 
     def forward(
         self, src: Tensor, tgt: Tensor, need_weights: bool = True
@@ -378,9 +374,21 @@ class Transformer(nn.Module):
                 f"src and tgt must have the same batch size B, got {tuple(src.shape)} "
                 f"and {tuple(tgt.shape)}"
             )
-        memory, enc_ws = self.encode(src, need_weights)
-        logits, dec_ws, cross_ws = self.decode(tgt, memory, src, need_weights)
+        memory, enc_ws = self._encode(src, need_weights)
+        logits, dec_ws, cross_ws = self._decode(tgt, memory, src, need_weights)
         return logits, Attention(enc_ws, dec_ws, cross_ws)
+
+    # the computations, on inputs already checked
+    def _encode(self, src: Tensor, need_weights: bool) -> tuple[Tensor, list[Tensor]]:
+        return self.encoder(self.src_embed(src), self.src_mask(src), need_weights)
+
+    def _decode(
+        self, tgt: Tensor, memory: Tensor, src: Tensor, need_weights: bool
+    ) -> tuple[Tensor, list[Tensor], list[Tensor]]:
+        y, self_ws, cross_ws = self.decoder(
+            self.tgt_embed(tgt), memory, self.tgt_mask(tgt), self.src_mask(src), need_weights
+        )
+        return self.generator(y), self_ws, cross_ws
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -83,7 +83,7 @@ def load_date_model(device: str | torch.device = "cpu") -> Transformer:
 def copy_batches(
     steps: int, batch_size: int = 64, T: int = 10, seed: int = 0
 ) -> Iterator[tuple[Tensor, Tensor]]:
-    """``steps`` batches of :func:`~attnbook.data.copy_batch`, drawn at once from ``seed``
+    """``steps`` batches of :func:`~attnbook.data.sequences.copy_batch`, drawn at once from ``seed``
     (the same numbers as ``steps`` draws of ``batch_size`` rows one after the other)."""
     check_int("steps", steps)
     g = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))

@@ -10,7 +10,7 @@ with the distance T − t (Bengio et al. 1994; Pascanu et al. 2013), and builds 
 "traditional" attention the Transformer replaced: an RNN encoder–decoder with the
 additive attention of Bahdanau et al. (2015) (:class:`AdditiveAttention`,
 :class:`RNNEncoderDecoder`). It also holds the two small models the RNN chapter trains
-on the long-range recall task (:func:`attnbook.data.recall_batch`), and the graph
+on the long-range recall task (:func:`attnbook.data.sequences.recall_batch`), and the graph
 measurements behind the chapter's version of the paper's Table 1 (timings:
 :mod:`attnbook.measure`).
 
@@ -375,9 +375,9 @@ def train_recall(
     lr: float = 1e-2,
     K: int = 8,
     generator: torch.Generator | None = None,
-    callback: Callable[[int, Tensor], bool | None] | None = None,
+    callback: Callable[[int, Tensor], object] | None = None,
 ) -> History:
-    """Train ``model`` on :func:`~attnbook.data.recall_batch` with Adam (PyTorch's default
+    """Train ``model`` on :func:`~attnbook.data.sequences.recall_batch` with Adam (PyTorch's default
     β = (0.9, 0.999), ε = 1e-8) at a constant ``lr`` and cross-entropy.
 
     ``callback(step, loss)``, if given, runs after every step (for example to advance a

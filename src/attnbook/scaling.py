@@ -9,7 +9,7 @@ grow like √d_k and the softmax saturates, where its Jacobian
 vanishes. This module measures all of that: samples of q·k, the softmax Jacobian
 and its norm, the entropy of the weights, saturation statistics for random
 queries and keys, and a one-layer attention model (with a free ``scale``) for the
-key–value retrieval task (:func:`attnbook.data.retrieval_batch`), used to train with
+key–value retrieval task (:func:`attnbook.data.retrieval.retrieval_batch`), used to train with
 scale 1, 1/√d_k and 1/d_k.
 """
 

@@ -263,7 +263,7 @@ def fit(
     autocast: torch.dtype | None = None,
     stop_below: float | None = None,
     stop_window: int = 20,
-    callback: Callable[[int, Tensor], bool | None] | None = None,
+    callback: Callable[[int, Tensor], object] | None = None,
     progress: bool = True,
     desc: str = "training",
 ) -> History:
@@ -277,7 +277,7 @@ def fit(
         batches: an iterable of batches; each is handed to ``loss_fn`` as it is. A finite
             one must hold at least ``steps`` batches.
         loss_fn: ``(model, batch) -> loss``, a scalar tensor, or ``(loss, metrics)`` with
-            ``metrics`` a dict of scalar tensors recorded in :attr:`History.metrics`.
+            ``metrics`` a dict of scalar tensors recorded in ``History.metrics``.
         optimizer, betas, eps, weight_decay, momentum: see :func:`make_optimizer`; the
             defaults are the paper's Adam (§5.3).
         autocast: ``torch.bfloat16`` or ``torch.float16`` runs the forward pass in mixed
@@ -285,14 +285,14 @@ def fit(
             adds a gradient scaler so that small gradients do not underflow.
         stop_below: stop early once the loss averaged over the last ``stop_window`` steps
             is below this value.
-        callback: ``callback(step, loss)`` after every step (``loss`` a detached scalar
-            tensor: reading it with ``.item()`` is the callback's choice); returning
-            ``True`` stops training.
+        callback: ``callback(step, loss)`` after every step, for example to advance a
+            progress bar of one's own (``loss`` is a detached scalar tensor: reading it with
+            ``.item()`` is the callback's choice). What it returns is ignored.
         progress: show a tqdm progress bar named ``desc``.
 
     The model is in training mode during the loop and in eval mode afterwards. The loop
     reads no value back from the device during a step unless ``stop_below``, ``callback``
-    or the progress bar asks for it.
+    or the progress bar (every 10 steps) asks for it.
     """
     _check_fit_args(model, batches, loss_fn, steps, lr, autocast, stop_below, stop_window)
     schedule = lr if callable(lr) else (lambda step, rate=float(lr): rate)
@@ -335,13 +335,13 @@ def fit(
             bar.update()
             if progress and (step % 10 == 0 or step == steps):
                 bar.set_postfix(loss=f"{losses[-1].item():.4f}", refresh=False)
-            stop = callback is not None and bool(callback(step, losses[-1]))
+            if callback is not None:
+                callback(step, losses[-1])
             if stop_below is not None and step >= stop_window:
-                recent = torch.stack(losses[-stop_window:]).float().mean()
-                stop = stop or bool(recent < stop_below)
-            if stop:
-                history.stopped_early = step < steps
-                break
+                recent = torch.stack(losses[-stop_window:]).float().mean()  # (,)
+                if recent < stop_below:
+                    history.stopped_early = step < steps
+                    break
     history.loss = torch.stack(losses).float().tolist()  # one read-back for the whole run
     history.seconds[-1] = time.perf_counter() - start
     history.metrics = {k: torch.stack(v).float().tolist() for k, v in extras.items()}

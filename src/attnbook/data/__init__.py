@@ -1,8 +1,9 @@
 """Every toy task of the book, generated from a seed or a ``torch.Generator`` (no downloads).
 
 One special-token convention (:mod:`attnbook.data.vocab`): ``<pad>`` = 0, ``<bos>`` = 1,
-``<eos>`` = 2, then a task's own specials, then its symbols; :data:`IGNORE_INDEX` marks
-targets with nothing to predict. One module per kind of task:
+``<eos>`` = 2, then a task's own specials, then its symbols;
+:data:`~attnbook.data.vocab.IGNORE_INDEX` marks targets with nothing to predict. One module
+per kind of task:
 
 - :mod:`~attnbook.data.dates`: human-written dates → ISO, split by date;
 - :mod:`~attnbook.data.sequences`: copy and reverse, recall, k back, the shift cipher;

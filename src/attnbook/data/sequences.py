@@ -48,7 +48,8 @@ def copy_batch(
 
 # ---------------------------------------------------------------- recall
 
-QUERY_ID = len(SPECIALS)  # 3: the "?" that asks for the first symbol, the task's own special
+#: 3: the recall task's own special, the ``?`` that asks for the first symbol.
+QUERY_ID = len(SPECIALS)
 
 
 def recall_vocab_size(K: int) -> int:

@@ -9,6 +9,7 @@ from torch import Tensor
 
 from attnbook.checks import check_float, check_generator, check_int, check_tensor
 
+#: The four shapes, in label order.
 SHAPES = ("plus", "cross", "box", "dot")
 
 

@@ -20,7 +20,9 @@ from attnbook.checks import check_int, describe
 PAD, BOS, EOS = "<pad>", "<bos>", "<eos>"
 SPECIALS = (PAD, BOS, EOS)
 PAD_ID, BOS_ID, EOS_ID = 0, 1, 2
-IGNORE_INDEX = -100  # a target id no vocabulary uses: F.cross_entropy's ignore_index
+#: The target id of positions with nothing to predict: no vocabulary uses it, and it is
+#: ``F.cross_entropy``'s default ``ignore_index``.
+IGNORE_INDEX = -100
 
 
 @dataclass(frozen=True)
