@@ -278,7 +278,8 @@ def fit(
             one must hold at least ``steps`` batches.
         loss_fn: ``(model, batch) -> loss``, a scalar tensor, or ``(loss, metrics)`` with
             ``metrics`` a dict of scalar tensors recorded in ``History.metrics``.
-        optimizer, betas, eps, weight_decay, momentum: see :func:`make_optimizer`; the
+        optimizer: ``"adamw"`` (the default), ``"adam"`` or ``"sgd"``, with ``betas``,
+            ``eps``, ``weight_decay`` and ``momentum`` as in :func:`make_optimizer`; the
             defaults are the paper's Adam (§5.3).
         autocast: ``torch.bfloat16`` or ``torch.float16`` runs the forward pass in mixed
             precision (Micikevicius et al., 2018): the weights stay float32, and float16

@@ -48,7 +48,7 @@ def copy_batch(
 
 # ---------------------------------------------------------------- recall
 
-#: 3: the recall task's own special, the ``?`` that asks for the first symbol.
+#: The id of the recall task's own special, the ``?`` that asks for the first symbol (3).
 QUERY_ID = len(SPECIALS)
 
 

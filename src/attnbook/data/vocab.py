@@ -20,8 +20,8 @@ from attnbook.checks import check_int, describe
 PAD, BOS, EOS = "<pad>", "<bos>", "<eos>"
 SPECIALS = (PAD, BOS, EOS)
 PAD_ID, BOS_ID, EOS_ID = 0, 1, 2
-#: The target id of positions with nothing to predict: no vocabulary uses it, and it is
-#: ``F.cross_entropy``'s default ``ignore_index``.
+#: The target id of positions with nothing to predict. No vocabulary uses it, and it is
+#: the default ``ignore_index`` of ``F.cross_entropy``.
 IGNORE_INDEX = -100
 
 
