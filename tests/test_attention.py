@@ -7,7 +7,13 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from attnbook import MultiHeadAttention, causal_mask, padding_mask, scaled_dot_product_attention
+from attnbook import (
+    MultiHeadAttention,
+    causal_mask,
+    masked_softmax,
+    padding_mask,
+    scaled_dot_product_attention,
+)
 
 DTYPE = torch.float64
 TOL = {"atol": 1e-6, "rtol": 1e-6}
@@ -121,7 +127,7 @@ def test_mask_that_does_not_broadcast_is_rejected():
 
 def test_non_bool_mask_is_rejected():
     q, k, v = qkv()
-    with pytest.raises(ValueError, match="bool"):
+    with pytest.raises(TypeError, match="mask must be a bool tensor"):
         scaled_dot_product_attention(q, k, v, mask=torch.ones(5, 7))
 
 
@@ -172,7 +178,7 @@ def test_multi_head_matches_torch_multihead_attention():
 def test_multi_head_bad_input():
     with pytest.raises(ValueError, match="not divisible"):
         MultiHeadAttention(10, 3)
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match="d_model must be a positive int, got 0"):
         MultiHeadAttention(0, 1)
     mha = MultiHeadAttention(8, 2)
     with pytest.raises(ValueError, match=r"\(B, T, d_model=8\)"):
@@ -216,3 +222,73 @@ def test_multi_head_uses_its_attention_function():
     torch.testing.assert_close(weights, torch.full((1, 2, 5, 5), 0.2))
     v = mha.W_V(x).mean(dim=1, keepdim=True).expand(1, 5, 8)  # every position: the mean value
     torch.testing.assert_close(out, mha.W_O(v))
+
+
+# ---------------------------------------------------------------- masked softmax, fast path
+
+
+def test_masked_softmax_renormalises_over_the_allowed_entries():
+    g = torch.Generator().manual_seed(4)
+    scores = torch.randn(3, 5, generator=g, dtype=DTYPE, requires_grad=True)
+    mask = torch.tensor([[1, 1, 0, 1, 0], [0, 0, 0, 0, 0], [1, 1, 1, 1, 1]], dtype=torch.bool)
+    p = masked_softmax(scores, mask)
+    kept = scores[0, [0, 1, 3]]
+    torch.testing.assert_close(p[0, [0, 1, 3]], torch.softmax(kept, -1), **TOL)
+    assert torch.all(p[0, [2, 4]] == 0) and torch.all(p[1] == 0)  # all masked: 0, not NaN
+    torch.testing.assert_close(p[2], torch.softmax(scores[2], -1), **TOL)
+    p.sum().backward()
+    assert torch.isfinite(scores.grad).all()
+    torch.testing.assert_close(masked_softmax(scores), torch.softmax(scores, -1))
+
+
+def _mha_pair(dropout: float = 0.0):
+    torch.manual_seed(0)
+    return MultiHeadAttention(16, 4, dropout=dropout).double()
+
+
+@pytest.mark.parametrize(
+    "mask",
+    [
+        None,
+        causal_mask(6),  # (T_q, T_k)
+        padding_mask([6, 2], T=6),  # (B, 1, T_k)
+        torch.rand(2, 6, 6, generator=torch.Generator().manual_seed(2)) > 0.6,
+    ],
+    ids=["none", "causal", "padding", "per-query-with-empty-rows"],
+)
+def test_fused_training_path_equals_the_explicit_one(mask):
+    """need_weights=False runs F.scaled_dot_product_attention: same outputs and gradients."""
+    mha = _mha_pair().train()  # training mode, no dropout: the fused path
+    g = torch.Generator().manual_seed(1)
+    x0 = torch.randn(2, 6, 16, generator=g, dtype=DTYPE)
+    outs, grads = [], []
+    for need_weights in (True, False):
+        x = x0.clone().requires_grad_()
+        mha.zero_grad()
+        out, weights = mha(x, x, x, mask, need_weights=need_weights)
+        assert (weights is None) == (not need_weights)
+        (out * torch.arange(16, dtype=DTYPE)).sum().backward()
+        outs.append(out.detach())
+        grads.append([x.grad, *(p.grad for p in mha.parameters())])
+    torch.testing.assert_close(outs[0], outs[1], **TOL)
+    for a, b in zip(*grads):
+        torch.testing.assert_close(a, b, **TOL)
+
+
+def test_dropout_and_custom_attention_keep_the_explicit_path():
+    calls = []
+
+    def counting(q, k, v, mask):
+        calls.append(1)
+        return scaled_dot_product_attention(q, k, v, mask)
+
+    mha = MultiHeadAttention(8, 2, attention=counting)
+    x = torch.randn(1, 3, 8)
+    out, weights = mha(x, x, x, need_weights=False)
+    assert calls == [1] and weights is None  # the chosen function still runs
+    dropping = MultiHeadAttention(8, 2, dropout=0.5).train()
+    torch.manual_seed(0)
+    a, _ = dropping(x, x, x, need_weights=False)
+    torch.manual_seed(0)
+    b, _ = dropping(x, x, x)
+    torch.testing.assert_close(a, b)  # the same attention dropout either way

@@ -23,7 +23,6 @@ from attnbook.efficient import (
     linear_attention,
     lsh_buckets,
     lsh_candidates,
-    peak_memory,
     performer_attention,
     random_features,
     random_rotations,
@@ -31,7 +30,6 @@ from attnbook.efficient import (
     sliding_window_attention,
     sliding_window_mask,
     sliding_window_scores,
-    time_call,
 )
 from attnbook.viz.explorers._base import JS
 from attnbook.viz.explorers.efficient import LAYOUTS, SparsityExplorer
@@ -90,15 +88,15 @@ def test_scores_counts():
 
 
 def test_mask_and_layout_errors():
-    with pytest.raises(ValueError, match="window must be an int >= 0"):
+    with pytest.raises(ValueError, match="window must be a non-negative int"):
         sliding_window_mask(5, -1)
     with pytest.raises(ValueError, match="T must be a positive int"):
         sliding_window_mask(0, 1)
-    with pytest.raises(ValueError, match="stride must be an int >= 0"):
+    with pytest.raises(ValueError, match="stride must be a non-negative int"):
         block_layout(4, stride=-2)
     with pytest.raises(ValueError, match=r"layout must be \(5, 5\)"):
         block_sparse_mask(37, 8, block_layout(4))
-    with pytest.raises(ValueError, match="layout must be a bool tensor"):
+    with pytest.raises(TypeError, match="layout must be a bool tensor"):
         block_sparse_mask(8, 4, torch.ones(2, 2))
 
 
@@ -193,13 +191,13 @@ def test_blockwise_attention_errors():
     q, k, v = _qkv()
     with pytest.raises(ValueError, match="self-attention"):
         sliding_window_attention(q, k[..., :5, :], v[..., :5, :])
-    with pytest.raises(ValueError, match="window must be an int >= 0"):
+    with pytest.raises(ValueError, match="window must be a non-negative int"):
         sliding_window_attention(q, k, v, window=-1)
     with pytest.raises(ValueError, match="block must be a positive int"):
         sliding_window_attention(q, k, v, window=2, block=0)
     with pytest.raises(ValueError, match="does not broadcast"):
         sliding_window_attention(q, k, v, torch.ones(5, 5, dtype=torch.bool))
-    with pytest.raises(ValueError, match="mask must be a bool tensor"):
+    with pytest.raises(TypeError, match="mask must be a bool tensor"):
         block_sparse_attention(q, k, v, torch.ones(T, T))
     with pytest.raises(ValueError, match=r"layout must be \(5, 5\)"):
         block_sparse_attention(q, k, v, block=8, layout=block_layout(3))
@@ -352,25 +350,12 @@ def test_performer_stabilisation_does_not_change_the_output():
         favor_features(q, omega[:, :3])
 
 
-# ---------------------------------------------------------------- measuring
+# ---------------------------------------------------------------- what full attention holds
 
 
-def test_peak_memory_sees_the_two_n_by_n_matrices():
-    n = 512
-    q, k, v = (torch.randn(1, 1, n, 32) for _ in range(3))
-    full = peak_memory(scaled_dot_product_attention, q, k, v)
-    assert full >= 2 * score_bytes(n, n)  # the scores and the weights, alive at once
-    assert full < 3 * score_bytes(n, n)
-    local = peak_memory(functools.partial(sliding_window_attention, window=8), q, k, v)
-    assert local < score_bytes(n, n)
+def test_score_bytes_counts_one_score_matrix():
     assert score_bytes(3, 5, batch=2, h=4, dtype=torch.float16) == 2 * 4 * 3 * 5 * 2
-
-
-def test_time_call_returns_seconds_and_checks_arguments():
-    x = torch.randn(64, 64)
-    assert 0 < time_call(torch.mm, x, x, repeats=2) < 10
-    with pytest.raises(ValueError, match="repeats"):
-        time_call(torch.mm, x, x, repeats=0)
+    assert score_bytes(7, 7) == 7 * 7 * 4
 
 
 # ---------------------------------------------------------------- the explorer

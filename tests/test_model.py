@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 
 import pytest
 import torch
@@ -26,7 +27,7 @@ from attnbook.model import (
     load_checkpoint,
     save_checkpoint,
 )
-from attnbook.train import noam_lr, seq2seq_loss, train, warmup_linear_decay
+from attnbook.train import fit, noam_lr, seq2seq_batch_loss, seq2seq_loss, warmup_linear_decay
 
 
 def tiny(**kw) -> Transformer:
@@ -142,7 +143,8 @@ def test_presets_match_the_paper():
         ({"share_embeddings": True}, "one shared vocabulary"),
         ({"dropout": 1.0}, "dropout"),
         ({"positional": "rotary"}, "positional"),
-        ({"N": 0}, "N must be positive"),
+        ({"N": 0}, "N must be a positive int, got 0"),
+        ({"pad_id": 13}, "pad_id=13 lies outside the vocabulary"),
     ],
 )
 def test_bad_config_values(kw, message):
@@ -152,11 +154,11 @@ def test_bad_config_values(kw, message):
 
 def test_bad_ids_are_rejected():
     model = tiny()
-    with pytest.raises(ValueError, match="ids must lie"):
+    with pytest.raises(ValueError, match=r"src holds ids in \[2\d, 3\d\], outside .*\[0, 13\)"):
         model(ids(1, 5, 13) + 20, ids(1, 4, 11))
     with pytest.raises(ValueError, match="max_len"):
         model(ids(1, 65, 13), ids(1, 4, 11))
-    with pytest.raises(ValueError, match="long tensor"):
+    with pytest.raises(TypeError, match="src must be a long"):
         model(torch.rand(1, 5), ids(1, 4, 11))
 
 
@@ -199,8 +201,8 @@ def test_loss_ignores_padding_and_training_lowers_it():
     torch.testing.assert_close(seq2seq_loss(model, src, tgt), seq2seq_loss(model, src, padded))
     g = torch.Generator().manual_seed(1)
     batches = iter(lambda: copy_batch(32, T=6, generator=g), None)
-    history = train(model, batches, 60, lambda s: 3e-3, progress=False)
-    assert history["loss"][-1] < 0.5 * history["loss"][0]
+    history = fit(model, batches, seq2seq_batch_loss(), 60, 3e-3, progress=False)
+    assert history.loss[-1] < 0.5 * history.loss[0]
 
 
 def test_greedy_and_beam_search():
@@ -267,8 +269,66 @@ def test_half_precision_checkpoint_loads_as_float32(tmp_path):
 
 
 def test_shipped_date_model_translates():
-    from attnbook.recipes import date_accuracy, held_out_dates, load_date_model
+    from attnbook.data import held_out_dates
+    from attnbook.recipes import date_accuracy, load_date_model
 
     model = load_date_model()
-    acc, per_format, _ = date_accuracy(model, held_out_dates(200))
-    assert acc >= 0.99 and len(per_format) == len(DATE_FORMATS)
+    acc, per_format, _ = date_accuracy(model, held_out_dates(1000))
+    assert acc == 1.0 and len(per_format) == len(DATE_FORMATS)  # as when it was trained
+
+
+def test_checkpoints_with_the_old_layer_names_still_load(tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig.tiny(11, 11, norm_first=True)).eval()
+    save_checkpoint(model, tmp_path / "new.safetensors", task="copy")
+    tensors = load_file(tmp_path / "new.safetensors")
+    old_names = {  # encoder.layers.0.… was encoder.0.…, encoder.norm.… was encoder_norm.…
+        k.replace(".layers.", ".")
+        .replace("encoder.norm", "encoder_norm")
+        .replace("decoder.norm", "decoder_norm"): v
+        for k, v in tensors.items()
+    }
+    assert "encoder.0.ffn.W_1.weight" in old_names and "encoder_norm.weight" in old_names
+    meta = {"config": json.dumps(dataclasses.asdict(model.config)), "task": "copy"}
+    save_file(old_names, tmp_path / "old.safetensors", metadata=meta)
+    loaded, extra = load_checkpoint(tmp_path / "old.safetensors")
+    assert extra == {"task": "copy"}
+    src, tgt = ids(2, 6, 11), ids(2, 5, 11)
+    torch.testing.assert_close(loaded(src, tgt)[0], model(src, tgt)[0], atol=0, rtol=0)
+
+
+def test_training_without_weights_gives_the_same_logits_and_gradients():
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig.tiny(13, 11)).double().train()
+    src = ids(3, 7, 13)
+    src[1, 5:] = 0  # padding
+    tgt = ids(3, 6, 11)
+    results = []
+    for need_weights in (True, False):
+        model.zero_grad()
+        logits, attn = model(src, tgt, need_weights=need_weights)
+        assert (len(attn.encoder) == 2) == need_weights and (len(attn.cross) == 2) == need_weights
+        logits.sum().backward()
+        results.append((logits.detach(), [p.grad.clone() for p in model.parameters()]))
+    torch.testing.assert_close(results[0][0], results[1][0])
+    for a, b in zip(results[0][1], results[1][1]):
+        torch.testing.assert_close(a, b)
+
+
+def test_encoder_and_decoder_are_modules_of_the_transformer():
+    from attnbook.model import Decoder, Encoder, EncoderLayer, init_parameters
+
+    model = tiny()
+    assert isinstance(model.encoder, Encoder) and isinstance(model.decoder, Decoder)
+    assert len(model.encoder) == 2 and isinstance(model.encoder[0], EncoderLayer)
+    assert [*model.encoder] == list(model.encoder.layers)
+    src = ids(2, 5, 13)
+    memory, weights = model.encoder(model.src_embed(src), model.src_mask(src))
+    torch.testing.assert_close(memory, model.encode(src)[0])
+    assert len(weights) == 2
+    layer = torch.nn.Linear(300, 100)
+    init_parameters(layer)
+    bound = (6 / 400) ** 0.5  # Glorot: U(−a, a), a = √(6 / (fan_in + fan_out))
+    assert layer.weight.abs().max() <= bound and layer.weight.abs().max() > 0.95 * bound

@@ -9,25 +9,28 @@ import torch
 import torch.nn.functional as F
 
 from attnbook.attention import causal_mask
-from attnbook.model import TransformerConfig
-from attnbook.modern import (
-    IGNORE,
+from attnbook.data import (
+    IGNORE_INDEX,
     SHAPES,
-    CausalLM,
-    MaskedLM,
-    PatchClassifier,
+    ZOO_SPECIALS,
     ZooLanguage,
-    causal_lm_loss,
-    fit,
     mask_tokens,
-    patchify,
-    sample_tokens,
     shape_images,
     shape_patches,
     shape_stamps,
+)
+from attnbook.model import TransformerConfig
+from attnbook.modern import (
+    CausalLM,
+    MaskedLM,
+    PatchClassifier,
+    causal_lm_loss,
+    patchify,
+    sample_tokens,
     train_causal_lm,
     train_patch_classifier,
 )
+from attnbook.train import fit, warmup_linear_decay
 
 LANG = ZooLanguage()
 
@@ -101,8 +104,9 @@ def test_stream_and_errors():
 
 def test_masking_follows_bert():
     ids = LANG.stream(2000, 1, gen())
-    inputs, targets = mask_tokens(ids, LANG.mask_id, (3, len(LANG.vocab)), 0.15, gen(1))
-    chosen = targets != IGNORE
+    words = (len(ZOO_SPECIALS), len(LANG.vocab))
+    inputs, targets = mask_tokens(ids, LANG.mask_id, words, 0.15, gen(1))
+    chosen = targets != IGNORE_INDEX
     assert abs(chosen.float().mean().item() - 0.15) < 0.01
     assert torch.equal(targets[chosen], ids[chosen])
     assert torch.equal(inputs[~chosen], ids[~chosen])  # unchosen tokens are untouched
@@ -110,7 +114,7 @@ def test_masking_follows_bert():
     kept = (inputs[chosen] == ids[chosen]).float().mean().item()
     assert abs(masked - 0.8) < 0.03 and 0.09 < kept < 0.16  # 10% kept + random hits
     with pytest.raises(ValueError, match="p must be"):
-        mask_tokens(ids, 2, (3, 24), p=0.0)
+        mask_tokens(ids, LANG.mask_id, words, p=0.0)
 
 
 # ---------------------------------------------------------------- the models
@@ -124,7 +128,7 @@ def test_causal_lm_is_an_encoder_stack_under_the_causal_mask():
     for w in weights:
         assert w.shape == (3, 4, 10, 10) and torch.all(w.triu(1) == 0)
     x = gpt.embed(ids)
-    for layer in gpt.layers:
+    for layer in gpt.encoder:
         x, _ = layer(x, causal_mask(ids.size(1)))
     torch.testing.assert_close(gpt.head(x), logits)
 
@@ -141,7 +145,7 @@ def test_future_tokens_change_masked_lm_but_not_causal_lm():
 
 def test_lm_input_errors():
     gpt = tiny_lm(CausalLM)
-    with pytest.raises(ValueError, match="long tensor"):
+    with pytest.raises(TypeError, match="ids must be a long"):
         gpt(torch.zeros(2, 5))
     with pytest.raises(ValueError, match="max_len"):
         gpt(torch.zeros(1, 65, dtype=torch.long))
@@ -209,12 +213,13 @@ def test_fit_lowers_the_loss_and_validates():
     torch.manual_seed(0)
     gpt = CausalLM(TransformerConfig.tiny(len(LANG.vocab), d_model=32, d_ff=64))
     g = gen()
-    batches = iter(lambda: (LANG.stream(32, 1, g, bos=True),), None)
-    history = fit(gpt, batches, causal_lm_loss, steps=40, progress=False)
-    assert len(history["loss"]) == 40 and not gpt.training
-    assert sum(history["loss"][-5:]) / 5 < 0.7 * sum(history["loss"][:5]) / 5
-    with pytest.raises(ValueError, match="steps"):
-        fit(gpt, batches, causal_lm_loss, steps=0)
+    batches = iter(lambda: LANG.stream(32, 1, g, bos=True), None)
+    lr = lambda s: warmup_linear_decay(s, 3e-3, 30, 40)  # noqa: E731
+    history = fit(gpt, batches, causal_lm_loss, 40, lr, progress=False)
+    assert history.steps == 40 and not gpt.training
+    assert sum(history.loss[-5:]) / 5 < 0.7 * sum(history.loss[:5]) / 5
+    with pytest.raises(ValueError, match="steps must be a positive int, got 0"):
+        fit(gpt, batches, causal_lm_loss, 0, lr)
 
 
 def test_trained_gpt_nears_the_entropy_and_writes_grammatical_sentences():

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 import torch
 from torch import nn
 
 from attnbook.attention import MultiHeadAttention
+from attnbook.data import QUERY_ID, recall_batch
 from attnbook.rnn import (
-    QUERY,
     AdditiveAttention,
     ElmanRNN,
     RecallAttention,
@@ -23,9 +21,7 @@ from attnbook.rnn import (
     last_output_gradient_norms,
     reaches_first_position,
     recall_accuracy,
-    recall_batch,
     spectral_radius,
-    time_forward_backward,
     train_recall,
     with_spectral_radius,
 )
@@ -100,8 +96,10 @@ def test_from_torch_rejects_what_it_cannot_copy(rnn):
 
 
 def test_elman_rejects_bad_sizes():
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match="d_in must be a positive int, got 0"):
         ElmanRNN(0, 4)
+    with pytest.raises(TypeError, match=r"d_h must be an int, got 4.0"):
+        ElmanRNN(3, 4.0)
 
 
 def test_spectral_radius_and_rescaling():
@@ -190,12 +188,13 @@ def test_additive_attention_masks_padding_exactly():
         (torch.randn(2, 3), torch.randn(2, 5, 4), None, "s must have shape"),
         (torch.randn(2, 4), torch.randn(2, 5, 3), None, "H must have shape"),
         (torch.randn(2, 4), torch.randn(3, 5, 4), None, "H must have shape"),
-        (torch.randn(2, 4), torch.randn(2, 5, 4), torch.ones(2, 5), "bool"),
+        (torch.randn(2, 4), torch.randn(2, 5, 4), torch.ones(2, 5), "mask must be a bool"),
         (torch.randn(2, 4), torch.randn(2, 5, 4), torch.ones(2, 4, dtype=torch.bool), "shape"),
     ],
 )
 def test_additive_attention_rejects_bad_input(s, H, mask, message):
-    with pytest.raises(ValueError, match=message):
+    error = TypeError if "bool" in message else ValueError
+    with pytest.raises(error, match=message):
         AdditiveAttention(4, 4, 4)(s, H, mask)
 
 
@@ -220,25 +219,25 @@ def test_recall_batch_asks_for_the_first_symbol():
     x, y = recall_batch(50, n=7, K=5, generator=_gen())
     assert x.shape == (50, 9) and y.shape == (50,)
     assert torch.equal(y, x[:, 0])
-    assert (x[:, -1] == QUERY).all()
-    assert x[:, :-1].min() >= 1 and x[:, :-1].max() <= 5
+    assert (x[:, -1] == QUERY_ID).all() and QUERY_ID == 3  # after <pad>, <bos>, <eos>
+    assert x[:, :-1].min() >= 4 and x[:, :-1].max() <= 8  # the K = 5 symbols: ids 4 … 8
     x2, _ = recall_batch(50, n=7, K=5, generator=_gen())
     assert torch.equal(x, x2)  # the generator makes it reproducible
-    with pytest.raises(ValueError, match="n >= 0"):
+    with pytest.raises(ValueError, match="n must be a non-negative int, got -1"):
         recall_batch(4, n=-1)
-    with pytest.raises(ValueError, match="K >= 2"):
+    with pytest.raises(ValueError, match="K must be an int >= 2, got 1"):
         recall_batch(4, n=3, K=1)
 
 
 def test_recall_models_shapes_and_errors():
     x, _ = recall_batch(3, n=4, K=6, generator=_gen())
-    assert RecallRNN(K=6, d=8, cell="lstm")(x).shape == (3, 7)
+    assert RecallRNN(K=6, d=8, cell="lstm")(x).shape == (3, 10)  # 3 specials, ?, 6 symbols
     logits, weights = RecallAttention(K=6, d=8, max_len=6)(x)
-    assert logits.shape == (3, 7) and weights.shape == (3, 4, 1, 6)  # h = 4 heads
+    assert logits.shape == (3, 10) and weights.shape == (3, 4, 1, 6)  # h = 4 heads
     torch.testing.assert_close(weights.sum(dim=-1), torch.ones(3, 4, 1))
     with pytest.raises(ValueError, match="cell must be"):
         RecallRNN(cell="transformer")
-    with pytest.raises(ValueError, match="exceeds max_len"):
+    with pytest.raises(ValueError, match=r"x of shape \(3, 6\) is longer than max_len=5"):
         RecallAttention(K=6, d=8, max_len=5)(x)
 
 
@@ -246,7 +245,7 @@ def test_attention_learns_to_recall_across_distractors():
     torch.manual_seed(7)
     model = RecallAttention(K=4, d=16, max_len=32)
     seen = []
-    losses = train_recall(
+    history = train_recall(
         model,
         n=20,
         steps=150,
@@ -256,27 +255,16 @@ def test_attention_learns_to_recall_across_distractors():
         generator=_gen(1),
         callback=lambda step, loss: seen.append((step, loss)),
     )
+    losses = history.loss
     assert losses[-1] < losses[0] / 4
-    assert seen == list(enumerate(losses))
+    assert [step for step, _ in seen] == list(range(1, 151))  # steps count from 1
+    assert [loss.item() for _, loss in seen] == losses
     assert recall_accuracy(model, n=20, B=200, K=4, generator=_gen(2)) > 0.9
-    with pytest.raises(ValueError, match="steps"):
+    with pytest.raises(ValueError, match="steps must be a positive int, got 0"):
         train_recall(model, n=3, steps=0)
 
 
 # ---------------------------------------------------------------- measuring Table 1
-
-
-def test_time_forward_backward():
-    seconds = time_forward_backward(lambda x: x.tanh(), torch.randn(4, 8), repeats=2)
-    assert 0 < seconds < 5
-
-    def slow(x):
-        time.sleep(0.02)
-        return x.tanh()
-
-    assert time_forward_backward(slow, torch.randn(2), repeats=2) >= 0.02
-    with pytest.raises(ValueError, match="repeats"):
-        time_forward_backward(lambda x: x, torch.randn(2), repeats=0)
 
 
 def test_graph_depth_counts_sequential_operations():

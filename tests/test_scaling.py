@@ -11,12 +11,12 @@ import pytest
 import torch
 from torch.autograd.functional import jacobian
 
+from attnbook.data import retrieval_batch
 from attnbook.scaling import (
     SCALINGS,
     RetrievalAttention,
     dot_products,
     entropy,
-    retrieval_batch,
     scale_factor,
     softmax_jacobian,
     softmax_jacobian_norm,
@@ -65,7 +65,7 @@ def test_entropy_matches_categorical_and_its_bounds():
     assert entropy(torch.tensor([0.0, 1.0, 0.0])).item() == 0.0  # 0·log 0 = 0, no NaN
     with pytest.raises(ValueError, match="non-negative"):
         entropy(torch.tensor([1.5, -0.5]))
-    with pytest.raises(ValueError, match="floating-point"):
+    with pytest.raises(TypeError, match="p must be a floating-point tensor, got dtype int64"):
         entropy(torch.tensor([1, 0]))
 
 
@@ -90,7 +90,7 @@ def test_softmax_jacobian_batched_symmetric_rows_sum_to_zero():
 def test_softmax_jacobian_vanishes_when_saturated_and_rejects_bad_input():
     saturated = torch.tensor([60.0, 0.0, 0.0, 0.0])  # p is one-hot to float precision
     assert softmax_jacobian(saturated).abs().max().item() < 1e-20
-    with pytest.raises(ValueError, match="floating-point"):
+    with pytest.raises(TypeError, match="scores must be a floating-point tensor"):
         softmax_jacobian(torch.tensor([1, 2]))
     with pytest.raises(ValueError, match="T ≥ 1"):
         softmax_jacobian(torch.zeros(3, 0))
@@ -141,9 +141,9 @@ def test_softmax_saturation_follows_the_three_scalings():
     assert stats["none"].jacobian_norm.median().item() < 1e-3  # and its gradient vanishes
     assert stats["linear"].entropy.min().item() > 0.99 * math.log(T)  # nearly uniform
     assert 0.15 < stats["sqrt"].max_weight.median().item() < 0.5  # neither
-    with pytest.raises(ValueError, match="scale must be positive"):
+    with pytest.raises(ValueError, match="scale must be a positive number, got 0.0"):
         softmax_saturation(8, 0.0)
-    with pytest.raises(ValueError, match="T ≥ 2"):
+    with pytest.raises(ValueError, match="T must be an int >= 2, got 1"):
         softmax_saturation(8, 1.0, T=1)
 
 
@@ -157,7 +157,7 @@ def test_retrieval_batch_is_consistent():
     assert b.keys.max() < 20 and b.values.max() < 5
     with pytest.raises(ValueError, match="n_keys ≥ T"):
         retrieval_batch(4, T=10, n_keys=8)
-    with pytest.raises(ValueError, match="positive ints"):
+    with pytest.raises(ValueError, match="B must be a positive int, got 0"):
         retrieval_batch(0)
 
 
@@ -176,7 +176,7 @@ def test_retrieval_attention_shapes_init_and_scale():
     model.scale = 1 / math.sqrt(1024)
     _, w_sqrt = model(b.keys, b.values, b.query)
     assert w_sqrt.max(-1).values.median().item() < 0.5
-    with pytest.raises(ValueError, match="scale must be positive"):
+    with pytest.raises(ValueError, match="scale must be a positive number, got -1.0"):
         RetrievalAttention(8, 8, scale=-1.0)
     with pytest.raises(ValueError, match="query"):
         model(b.keys, b.values, b.query[:3])

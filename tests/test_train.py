@@ -8,8 +8,9 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from torch import Tensor
 
-from attnbook.data import DATE_VOCAB, date_split
+from attnbook.data import DATE_VOCAB, date_batches, date_split
 from attnbook.metrics import (
     expected_calibration_error,
     perplexity,
@@ -17,15 +18,17 @@ from attnbook.metrics import (
     token_predictions,
 )
 from attnbook.model import Transformer, TransformerConfig
-from attnbook.recipes import date_batches
 from attnbook.train import (
+    History,
     activation_bytes,
+    fit,
     label_smoothing_loss,
     noam_lr,
     saved_tensor_bytes,
+    seq2seq_batch_loss,
     seq2seq_loss,
     smoothed_targets,
-    train,
+    warmup_linear_decay,
 )
 from attnbook.viz.explorers.training import ScheduleExplorer, SmoothingExplorer
 
@@ -83,7 +86,7 @@ def test_label_smoothing_loss_rejects_bad_input():
         label_smoothing_loss(logits, torch.tensor([0, 1, 5]), 0.1)
     with pytest.raises(ValueError, match="ignore_index"):
         label_smoothing_loss(logits, torch.zeros(3, dtype=torch.long), 0.1, ignore_index=0)
-    with pytest.raises(ValueError, match="long"):
+    with pytest.raises(TypeError, match="target must be a long"):
         smoothed_targets(torch.tensor([0.0, 1.0]), 5, 0.1)
 
 
@@ -107,35 +110,143 @@ def test_noam_lr_peaks_at_warmup_with_the_closed_form_value():
     assert lrs[4 * warmup - 1] == pytest.approx(max(lrs) / 2)  # 1/√step: 4× the steps, half
 
 
-# ---------------------------------------------------------------- mixed precision
+# ---------------------------------------------------------------- the training loop
 
 
 def _tiny_batch(n: int = 16):
     return next(date_batches(date_split(0)[0], n, seed=1))
 
 
-def test_train_default_matches_the_plain_loop():
-    # the new autocast option must leave the float32 path as it was
-    src, tgt = _tiny_batch()
+def _quadratic(seed: int = 0) -> tuple[torch.nn.Linear, list[tuple[Tensor, Tensor]]]:
+    """A linear model and batches for least squares, a loss whose steps are easy to check."""
+    g = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    model = torch.nn.Linear(3, 1)
+    x = torch.randn(20, 8, 3, generator=g)
+    return model, [(x[i], x[i].sum(-1, keepdim=True)) for i in range(20)]
+
+
+def _mse(model: torch.nn.Module, batch: tuple[Tensor, Tensor]) -> Tensor:
+    x, y = batch
+    return F.mse_loss(model(x), y)
+
+
+def test_fit_applies_the_schedule_at_every_step():
+    # SGD without momentum: θ_t = θ_{t-1} − lr(t)·g_t, so the schedule shows in the weights
+    model, batches = _quadratic()
+    schedule = lambda step: 0.01 * step  # noqa: E731
+    expected = [p.detach().clone() for p in model.parameters()]
+    reference = torch.nn.Linear(3, 1)
+    reference.load_state_dict(model.state_dict())
+    for step, batch in enumerate(batches[:5], start=1):
+        reference.zero_grad()
+        _mse(reference, batch).backward()
+        expected = [p - schedule(step) * p.grad for p in reference.parameters()]
+        with torch.no_grad():
+            for p, e in zip(reference.parameters(), expected):
+                p.copy_(e)
+    history = fit(model, batches, _mse, 5, schedule, optimizer="sgd", progress=False)
+    assert history.lr == [0.01, 0.02, 0.03, 0.04, 0.05]  # steps count from 1
+    for p, e in zip(model.parameters(), expected):
+        torch.testing.assert_close(p.detach(), e)
+
+
+def test_fit_uses_the_papers_adam_by_default():
+    model, batches = _quadratic()
+    history = fit(model, batches, _mse, 3, 1e-3, progress=False)
+    assert history.lr == [1e-3] * 3  # a number is a constant rate
+    # Adam's first step moves every weight by lr · sign(g) (up to ε), whatever the gradient
+    model, batches = _quadratic()
+    before = [p.detach().clone() for p in model.parameters()]
+    fit(model, batches, _mse, 1, 1e-3, progress=False)
+    for p, b in zip(model.parameters(), before):
+        torch.testing.assert_close((p.detach() - b).abs(), torch.full_like(b, 1e-3))
+
+
+def test_fit_weight_decay_is_decoupled_in_adamw():
+    # a zero loss leaves only the decay. AdamW shrinks θ by (1 − lr·λ) per step; Adam adds
+    # λθ to the gradient, and its first step, g / √(g²), moves every weight by lr
+    zero = lambda model, batch: (model(batch[0]) * 0).sum()  # noqa: E731
+    for optimizer in ("adamw", "adam"):
+        model, batches = _quadratic()
+        w0 = model.weight.detach().clone()
+        steps = 4 if optimizer == "adamw" else 1
+        fit(
+            model, batches, zero, steps, 0.01, optimizer=optimizer, weight_decay=0.5, progress=False
+        )
+        if optimizer == "adamw":
+            torch.testing.assert_close(model.weight.detach(), w0 * (1 - 0.01 * 0.5) ** 4)
+        else:
+            torch.testing.assert_close(model.weight.detach(), w0 - 0.01 * w0.sign())
+
+
+def test_fit_stops_early_on_the_mean_of_the_last_window():
+    model, batches = _quadratic()
+    losses = [5.0, 4.0, 3.0, 0.5, 0.4, 0.3, 0.2, 0.1, 0.1, 0.1]
+
+    def scripted(model, batch):  # a loss that follows the script, with a gradient
+        seen.append(1)
+        return _mse(model, batch) * 0 + losses[len(seen) - 1]
+
+    seen: list[int] = []
+    history = fit(model, batches, scripted, 10, 1e-3, stop_below=1.0, stop_window=3, progress=False)
+    # windows: (5, 4, 3), (4, 3, .5), (3, .5, .4) = 1.3, (.5, .4, .3) = 0.4 < 1 at step 6
+    assert history.steps == 6 and history.stopped_early
+    assert history.loss == pytest.approx(losses[:6])
+    model, batches = _quadratic()
+    history = fit(model, batches, _mse, 5, 1e-3, stop_below=-1.0, progress=False)
+    assert history.steps == 5 and not history.stopped_early
+
+
+def test_fit_calls_back_every_step_and_ignores_what_it_returns():
+    model, batches = _quadratic()
+    calls = []
+
+    def callback(step, loss):
+        calls.append((step, loss))
+        return True  # tqdm's update() returns True when it redraws: that must not stop
+
+    history = fit(model, batches, _mse, 10, 1e-3, callback=callback, progress=False)
+    assert [s for s, _ in calls] == list(range(1, 11)) and history.steps == 10
+    assert all(isinstance(loss, Tensor) and not loss.requires_grad for _, loss in calls)
+    assert [loss.item() for _, loss in calls] == history.loss
+
+
+def test_fit_history_records_steps_seconds_and_metrics():
+    model, batches = _quadratic()
+
+    def with_metric(model, batch):
+        loss = _mse(model, batch)
+        return loss, {"double": 2 * loss.detach(), "const": 7.0}
+
+    history = fit(model, iter(batches), with_metric, 6, 1e-2, progress=False)
+    assert isinstance(history, History) and history.steps == 6 and not history.stopped_early
+    assert len(history.loss) == len(history.lr) == len(history.seconds) == 6
+    assert all(b >= a for a, b in zip(history.seconds, history.seconds[1:]))
+    assert history.metrics["double"] == pytest.approx([2 * x for x in history.loss])
+    assert history.metrics["const"] == [7.0] * 6
+    assert not model.training  # left in eval mode
+
+
+def test_fit_on_the_transformer_lowers_the_loss():
     torch.manual_seed(0)
     model = Transformer(TransformerConfig.tiny(len(DATE_VOCAB)))
-    reference = Transformer(model.config)
-    reference.load_state_dict(model.state_dict())
-    history = train(model, iter([(src, tgt)] * 3), 3, lambda s: 1e-3, progress=False)
-    optimizer = torch.optim.AdamW(
-        reference.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9, weight_decay=0.0
-    )
-    reference.train()
-    losses = []
-    for _ in range(3):
-        loss = seq2seq_loss(reference, src, tgt)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    assert history["loss"] == losses
-    for a, b in zip(model.parameters(), reference.parameters()):
-        torch.testing.assert_close(a, b, atol=0, rtol=0)
+    batches = date_batches(date_split(0)[0], 32, seed=0)
+    lr = lambda s: warmup_linear_decay(s, 5e-3, 10, 60)  # noqa: E731
+    history = fit(model, batches, seq2seq_batch_loss(), 60, lr, progress=False)
+    assert sum(history.loss[-5:]) < 0.5 * sum(history.loss[:5])
+
+
+def test_fit_reports_bad_arguments():
+    model, batches = _quadratic()
+    with pytest.raises(ValueError, match=r"batches ran out after 20 of steps=25 steps"):
+        fit(model, batches, _mse, 25, 1e-3, progress=False)
+    with pytest.raises(TypeError, match="loss_fn must return a scalar tensor"):
+        fit(model, batches, lambda m, b: m(b[0]), 1, 1e-3, progress=False)
+    with pytest.raises(ValueError, match="optimizer must be one of"):
+        fit(model, batches, _mse, 1, 1e-3, optimizer="lamb", progress=False)
+    with pytest.raises(TypeError, match="batches must be an iterable"):
+        fit(model, torch.zeros(3), _mse, 1, 1e-3, progress=False)
 
 
 def test_bf16_autocast_trains_close_to_float32_and_keeps_float32_weights():
@@ -144,19 +255,26 @@ def test_bf16_autocast_trains_close_to_float32_and_keeps_float32_weights():
     for dtype in (None, torch.bfloat16):
         torch.manual_seed(0)
         model = Transformer(TransformerConfig.tiny(len(DATE_VOCAB)))
-        runs[dtype] = train(
-            model, iter([(src, tgt)] * 5), 5, lambda s: 1e-3, progress=False, autocast=dtype
-        )["loss"]
+        runs[dtype] = fit(
+            model, [(src, tgt)] * 5, seq2seq_batch_loss(), 5, 1e-3, progress=False, autocast=dtype
+        ).loss
         assert all(p.dtype == torch.float32 for p in model.parameters())
     assert runs[None] != runs[torch.bfloat16]  # autocast really ran in lower precision
     for a, b in zip(runs[None], runs[torch.bfloat16]):
         assert abs(a - b) < 0.05 * a
 
 
-def test_train_rejects_unknown_autocast_dtype():
+def test_fp16_autocast_scales_the_loss_and_keeps_float32_weights():
+    model, batches = _quadratic()
+    history = fit(model, batches, _mse, 5, 1e-2, autocast=torch.float16, progress=False)
+    assert history.steps == 5 and all(math.isfinite(x) for x in history.loss)
+    assert all(p.dtype == torch.float32 for p in model.parameters())
+
+
+def test_fit_rejects_unknown_autocast_dtype():
     model = Transformer(TransformerConfig.tiny(len(DATE_VOCAB)))
     with pytest.raises(ValueError, match="autocast"):
-        train(model, iter([]), 1, lambda s: 1e-3, progress=False, autocast=torch.float64)
+        fit(model, [], seq2seq_batch_loss(), 1, 1e-3, progress=False, autocast=torch.float64)
     with pytest.raises(ValueError, match="autocast"):
         activation_bytes(model, *_tiny_batch(2), autocast=torch.int8)
 

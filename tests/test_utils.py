@@ -36,3 +36,35 @@ def test_flush_denormals_only_inside_the_block():
 
 def test_default_device_is_usable():
     assert torch.zeros(1, device=default_device()).numel() == 1
+
+
+def test_num_threads_sets_and_restores():
+    from attnbook.utils import num_threads
+
+    before = torch.get_num_threads()
+    with num_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+    with num_threads(None):
+        assert torch.get_num_threads() == before
+
+
+def test_version_comes_from_the_package_metadata():
+    from importlib.metadata import version
+    from pathlib import Path
+
+    import attnbook
+
+    assert attnbook.__version__ == version("attnbook")
+    source = (Path(attnbook.__file__).parent / "__init__.py").read_text(encoding="utf-8")
+    assert attnbook.__version__ not in source  # typed once, in pyproject.toml
+
+
+def test_the_public_surface():
+    import attnbook
+
+    for name in ("Transformer", "TransformerConfig", "fit", "History", "greedy_decode",
+                 "beam_search", "translate", "scaled_dot_product_attention", "masked_softmax",
+                 "MultiHeadAttention", "causal_mask", "padding_mask", "set_seed",
+                 "default_device", "load_checkpoint", "save_checkpoint"):  # fmt: skip
+        assert name in attnbook.__all__ and hasattr(attnbook, name)

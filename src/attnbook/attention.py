@@ -11,56 +11,35 @@ import math
 from collections.abc import Callable
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
-
-def _check_qkv(q: Tensor, k: Tensor, v: Tensor) -> None:
-    for name, t in (("query", q), ("key", k), ("value", v)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-        if t.dim() < 2:
-            raise ValueError(
-                f"{name} must have shape (..., T, d) with at least 2 dimensions, "
-                f"got {tuple(t.shape)}"
-            )
-    if q.size(-1) != k.size(-1):
-        raise ValueError(
-            f"query and key must share d_k (their last dimension): "
-            f"query {tuple(q.shape)} vs key {tuple(k.shape)}"
-        )
-    if k.size(-2) != v.size(-2):
-        raise ValueError(
-            f"key and value must have the same length T_k: "
-            f"key {tuple(k.shape)} vs value {tuple(v.shape)}"
-        )
-    if q.shape[:-2] != k.shape[:-2] or k.shape[:-2] != v.shape[:-2]:
-        raise ValueError(
-            f"query, key and value must have the same leading (batch, head) dimensions: "
-            f"query {tuple(q.shape)}, key {tuple(k.shape)}, value {tuple(v.shape)}"
-        )
-    if q.size(-2) == 0 or k.size(-2) == 0:
-        raise ValueError(
-            f"empty sequence: query {tuple(q.shape)}, key {tuple(k.shape)} "
-            "(T_q and T_k must be at least 1)"
-        )
+from attnbook.checks import (
+    check_float,
+    check_int,
+    check_mask,
+    check_qkv,
+    check_tensor,
+    describe,
+)
 
 
-def _check_mask(mask: Tensor, scores_shape: torch.Size) -> None:
-    if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
-        got = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
-        raise ValueError(
-            f"mask must be a bool tensor (True = may attend), got {got}; "
-            "turn a 0/1 mask into one with mask.bool()"
-        )
-    try:
-        shape = torch.broadcast_shapes(mask.shape, scores_shape)
-    except RuntimeError:
-        shape = None
-    if shape != scores_shape:
-        raise ValueError(
-            f"mask of shape {tuple(mask.shape)} does not broadcast to the attention "
-            f"scores' shape {tuple(scores_shape)} (…, T_q, T_k)"
-        )
+def masked_softmax(scores: Tensor, mask: Tensor | None = None, dim: int = -1) -> Tensor:
+    """softmax over ``dim`` of the entries ``mask`` allows; masked entries get exactly 0.
+
+        p_j = exp(s_j) / Σ_{k allowed} exp(s_k)   for allowed j,   p_j = 0 otherwise
+
+    ``mask`` is bool, True = allowed, and broadcasts to ``scores``. A row with no allowed
+    entry gets all zeros (not the NaN of 0/0). Every attention in the book normalises
+    its scores with this function.
+    """
+    check_tensor("scores", scores, kind="float")
+    if mask is None:
+        return torch.softmax(scores, dim=dim)
+    check_mask(mask, scores.shape)
+    weights = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=dim)
+    # exp(-inf) is already 0; this also turns all-masked rows' NaN into 0
+    return weights.masked_fill(~mask, 0.0)
 
 
 def scaled_dot_product_attention(
@@ -84,25 +63,17 @@ def scaled_dot_product_attention(
     Returns:
         ``(output, weights)`` with shapes ``(..., T_q, d_v)`` and ``(..., T_q, T_k)``.
     """
-    _check_qkv(q, k, v)
+    check_qkv(q, k, v)
     d_k = q.size(-1)
-    if scale is None:
-        scale = 1.0 / math.sqrt(d_k)
+    scale = 1.0 / math.sqrt(d_k) if scale is None else check_float("scale", scale)
     scores = q @ k.transpose(-2, -1) * scale  # (..., T_q, T_k)
-    if mask is not None:
-        _check_mask(mask, scores.shape)
-        scores = scores.masked_fill(~mask, float("-inf"))
-    weights = torch.softmax(scores, dim=-1)  # (..., T_q, T_k), rows sum to 1
-    if mask is not None:
-        # exp(-inf) is already 0; this also turns all-masked rows' NaN into 0
-        weights = weights.masked_fill(~mask, 0.0)
+    weights = masked_softmax(scores, mask)  # (..., T_q, T_k), rows sum to 1 (or 0)
     return weights @ v, weights  # (..., T_q, d_v), (..., T_q, T_k)
 
 
 def causal_mask(T: int, device: torch.device | str | None = None) -> Tensor:
     """``(T, T)`` bool mask, True on and below the diagonal: position i sees j ≤ i (§3.2.3)."""
-    if not isinstance(T, int) or T < 1:
-        raise ValueError(f"causal_mask needs a positive length T, got {T!r}")
+    check_int("T", T)
     return torch.ones(T, T, dtype=torch.bool, device=device).tril()
 
 
@@ -112,12 +83,19 @@ def padding_mask(lengths: Tensor | list[int], T: int | None = None) -> Tensor:
     It broadcasts against ``(B, T_q, T)`` scores; :class:`MultiHeadAttention`
     adds the head axis itself.
     """
+    if isinstance(lengths, Tensor):
+        if lengths.is_floating_point() or lengths.dtype == torch.bool:
+            raise TypeError(f"lengths must hold integers, got dtype {lengths.dtype}")
+    elif not isinstance(lengths, (list, tuple)) or not all(
+        isinstance(n, int) and not isinstance(n, bool) for n in lengths
+    ):
+        raise TypeError(f"lengths must be a list of ints or a 1-D tensor, got {describe(lengths)}")
     lengths = torch.as_tensor(lengths)
     if lengths.dim() != 1 or lengths.numel() == 0:
         raise ValueError(f"lengths must be a non-empty 1-D list, got shape {tuple(lengths.shape)}")
     if (lengths < 1).any():
         raise ValueError(f"every length must be at least 1, got {lengths.tolist()}")
-    T = int(lengths.max()) if T is None else T
+    T = int(lengths.max()) if T is None else check_int("T", T)
     if int(lengths.max()) > T:
         raise ValueError(f"a length {int(lengths.max())} exceeds T={T}")
     positions = torch.arange(T, device=lengths.device)  # (T,)
@@ -150,12 +128,13 @@ class MultiHeadAttention(nn.Module):
         attention: AttentionFn | None = None,
     ) -> None:
         super().__init__()
-        if d_model < 1 or h < 1:
-            raise ValueError(f"d_model and h must be positive, got d_model={d_model}, h={h}")
+        check_int("d_model", d_model)
+        check_int("h", h)
         if d_model % h != 0:
             raise ValueError(f"d_model={d_model} is not divisible by h={h}: d_k = d_model / h")
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        check_float("dropout", dropout, 0.0, 1.0, high_open=True)
+        if attention is not None and not callable(attention):
+            raise TypeError(f"attention must be a function (q, k, v, mask), got {attention!r}")
         self.d_model, self.h, self.d_k = d_model, h, d_model // h
         self.W_Q = nn.Linear(d_model, d_model, bias=bias)
         self.W_K = nn.Linear(d_model, d_model, bias=bias)
@@ -168,28 +147,69 @@ class MultiHeadAttention(nn.Module):
         B, T, _ = x.shape
         return x.view(B, T, self.h, self.d_k).transpose(1, 2)  # (B, h, T, d_k)
 
+    def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None) -> None:
+        """The checks of :func:`~attnbook.checks.check_qkv`, in the caller's (B, T, d_model)."""
+        for name, t in (("query", query), ("key", key), ("value", value)):
+            check_tensor(name, t, hint=f"(B, T, d_model={self.d_model})")
+            if t.dim() != 3 or t.size(-1) != self.d_model:
+                raise ValueError(
+                    f"{name} must have shape (B, T, d_model={self.d_model}), got {tuple(t.shape)}"
+                )
+            if not t.is_floating_point():
+                raise TypeError(f"{name} must be a floating-point tensor, got {t.dtype}")
+        if not query.dtype == key.dtype == value.dtype:
+            raise TypeError(
+                "query, key and value must share one dtype, got "
+                f"{query.dtype}, {key.dtype}, {value.dtype}"
+            )
+        if not query.size(0) == key.size(0) == value.size(0):
+            raise ValueError(
+                "query, key and value must have the same batch size B: got "
+                f"query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}"
+            )
+        if key.size(1) != value.size(1):
+            raise ValueError(
+                f"key and value must have the same length T_k: key {tuple(key.shape)} "
+                f"vs value {tuple(value.shape)}"
+            )
+        if query.size(1) == 0 or key.size(1) == 0:
+            raise ValueError(f"empty sequence: query {tuple(query.shape)}, key {tuple(key.shape)}")
+        if mask is not None:  # (T_q, T_k), (B, T_q, T_k) or (B, 1, T_k): one for all heads
+            check_mask(mask, (query.size(0), query.size(1), key.size(1)))
+
     def forward(
-        self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None
-    ) -> tuple[Tensor, Tensor]:
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        mask: Tensor | None = None,
+        need_weights: bool = True,
+    ) -> tuple[Tensor, Tensor | None]:
         """Batch-first inputs ``(B, T, d_model)``; returns ``(output, weights)``.
 
         ``mask`` (bool, True = may attend) is ``(T_q, T_k)``, ``(B, T_q, T_k)`` or
         ``(B, 1, T_k)``; it is shared by all heads. ``weights`` are the per-head
         attention weights ``(B, h, T_q, T_k)`` before dropout.
+
+        ``need_weights=False`` returns ``None`` for the weights; with the default
+        attention function and no active dropout it then runs PyTorch's fused
+        ``F.scaled_dot_product_attention``, the same function of the inputs without the
+        weights as a tensor of their own (what training needs, and faster).
         """
-        for name, t in (("query", query), ("key", key), ("value", value)):
-            if t.dim() != 3 or t.size(-1) != self.d_model:
-                raise ValueError(
-                    f"{name} must have shape (B, T, d_model={self.d_model}), got {tuple(t.shape)}"
-                )
+        self._check_inputs(query, key, value, mask)
         if mask is not None and mask.dim() == 3:
             mask = mask.unsqueeze(1)  # (B, 1, T_q or 1, T_k): same mask for every head
         q = self._split_heads(self.W_Q(query))  # (B, h, T_q, d_k)
         k = self._split_heads(self.W_K(key))  # (B, h, T_k, d_k)
         v = self._split_heads(self.W_V(value))  # (B, h, T_k, d_k)
-        heads, weights = self.attention(q, k, v, mask)  # (B, h, T_q, d_k), (B, h, T_q, T_k)
-        if self.training and self.dropout.p > 0 and weights is not None:
-            heads = self.dropout(weights) @ v  # attention dropout, as in the reference code
+        dropping = self.training and self.dropout.p > 0
+        if not need_weights and not dropping and self.attention is scaled_dot_product_attention:
+            # fused kernel: same softmax(Q Kᵀ / √d_k) V; all-masked rows give 0 here too
+            heads, weights = F.scaled_dot_product_attention(q, k, v, attn_mask=mask), None
+        else:
+            heads, weights = self.attention(q, k, v, mask)  # (B, h, T_q, d_k), (B, h, T_q, T_k)
+            if dropping and weights is not None:
+                heads = self.dropout(weights) @ v  # attention dropout, as in the reference code
         B, _, T_q, _ = heads.shape
         concat = heads.transpose(1, 2).reshape(B, T_q, self.d_model)  # (B, T_q, h·d_k)
-        return self.W_O(concat), weights  # (B, T_q, d_model), (B, h, T_q, T_k)
+        return self.W_O(concat), weights if need_weights else None  # (B, T_q, d_model)

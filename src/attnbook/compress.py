@@ -8,22 +8,21 @@ smaller student on the teacher's softened output distribution.
 from __future__ import annotations
 
 import copy
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
-from tqdm.auto import tqdm
 
+from attnbook.checks import check_float, check_int, check_tensor
 from attnbook.model import Transformer
-from attnbook.utils import flush_denormals
+from attnbook.train import History, fit
 
 # ---------------------------------------------------------------- quantization
 
 
 def _qmax(bits: int) -> int:
-    if not isinstance(bits, int) or not 2 <= bits <= 8:
+    if check_int("bits", bits, minimum=2) > 8:
         raise ValueError(f"bits must be an int in 2..8, got {bits!r}")
     return 2 ** (bits - 1) - 1  # 127 for int8: the symmetric range [-127, 127]
 
@@ -38,10 +37,7 @@ def quantize_per_channel(W: Tensor, bits: int = 8) -> tuple[Tensor, Tensor]:
     Dequantizing, ``q_cj · scale_c``, is off by at most ``scale_c / 2`` per element.
     """
     qmax = _qmax(bits)
-    if not isinstance(W, Tensor) or W.dim() != 2 or not W.is_floating_point():
-        shape = tuple(W.shape) if isinstance(W, Tensor) else type(W).__name__
-        dtype = W.dtype if isinstance(W, Tensor) else ""
-        raise ValueError(f"W must be a 2-D float tensor (d_out, d_in), got {shape} {dtype}")
+    check_tensor("W", W, 2, "float", "(d_out, d_in)")
     if not torch.isfinite(W).all():
         raise ValueError("W contains NaN or infinite values: they have no int8 code")
     W = W.detach().float()
@@ -53,7 +49,9 @@ def quantize_per_channel(W: Tensor, bits: int = 8) -> tuple[Tensor, Tensor]:
 
 def dequantize_per_channel(q: Tensor, scale: Tensor) -> Tensor:
     """Ŵ_cj = q_cj · scale_c: the float32 ``(d_out, d_in)`` matrix the codes stand for."""
-    if q.dim() != 2 or q.dtype != torch.int8:
+    check_tensor("q", q, 2, hint="(d_out, d_in)")
+    check_tensor("scale", scale, hint="(d_out,)")
+    if q.dtype != torch.int8:
         raise ValueError(f"q must be a 2-D int8 tensor, got {tuple(q.shape)} {q.dtype}")
     if scale.shape != (q.size(0),) or not scale.is_floating_point():
         raise ValueError(
@@ -108,6 +106,8 @@ def quantize_linears(model: nn.Module, bits: int = 8) -> nn.Module:
 
     Embeddings, LayerNorms and biases stay float32; ``model`` itself is not changed.
     """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     _qmax(bits)
     quantized = copy.deepcopy(model)
     # named_modules lists parents first; replace leaves through their parent
@@ -142,13 +142,14 @@ def soft_target_kl(student_logits: Tensor, teacher_logits: Tensor, T: float = 2.
     Hinton et al. (2015, §2): the T² keeps the soft-target gradients on the same scale
     as the hard-label ones when T changes. Logits ``(..., V)``; returns ``(...)``.
     """
+    check_tensor("student_logits", student_logits, kind="float", hint="(..., V)")
+    check_tensor("teacher_logits", teacher_logits, kind="float", hint="(..., V)")
     if student_logits.shape != teacher_logits.shape:
         raise ValueError(
             f"student and teacher logits differ in shape: {tuple(student_logits.shape)} "
             f"vs {tuple(teacher_logits.shape)}"
         )
-    if not T > 0:
-        raise ValueError(f"temperature T must be positive, got {T}")
+    check_float("T", T, 0.0, low_open=True)
     log_q = F.log_softmax(student_logits / T, dim=-1)  # student, (..., V)
     log_p = F.log_softmax(teacher_logits.detach() / T, dim=-1)  # teacher, (..., V)
     return T**2 * (log_p.exp() * (log_p - log_q)).sum(-1)  # (...)
@@ -167,8 +168,8 @@ def distillation_loss(
     Both terms are averaged over the positions whose target is not ``ignore_index``.
     Logits ``(B, T_out, V)``, targets ``(B, T_out)``. α = 0 is ordinary cross-entropy.
     """
-    if not 0.0 <= alpha <= 1.0:
-        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    check_float("alpha", alpha, 0.0, 1.0)
+    check_tensor("targets", targets, kind="long", hint="(B, T_out)")
     if student_logits.shape[:-1] != targets.shape:
         raise ValueError(
             f"targets {tuple(targets.shape)} do not match logits {tuple(student_logits.shape)}"
@@ -181,49 +182,37 @@ def distillation_loss(
     return alpha * soft + (1 - alpha) * hard
 
 
-@flush_denormals()
 def distill(
     student: Transformer,
     teacher: Transformer,
-    batches: Iterator[tuple[Tensor, Tensor]],
+    batches: Iterable[tuple[Tensor, Tensor]],
     steps: int,
     lr: Callable[[int], float],
     T: float = 2.0,
     alpha: float = 0.5,
     progress: bool = True,
     desc: str = "distilling",
-) -> dict[str, list[float]]:
+) -> History:
     """Train ``student`` on :func:`distillation_loss` against a frozen ``teacher``.
 
-    The same optimizer as :func:`attnbook.train.train` (Adam, β = (0.9, 0.98), ε = 1e-9,
-    learning rate ``lr(step)``), so with α = 0 the two runs are identical.
-    Returns the per-step ``loss``, ``lr`` and elapsed ``seconds``.
+    :func:`attnbook.train.fit` with the paper's Adam (β = (0.9, 0.98), ε = 1e-9) and the
+    learning rate ``lr(step)`` on ``(src, tgt)`` batches, so with α = 0 this is ordinary
+    training on :func:`attnbook.train.seq2seq_loss`.
     """
-    if steps < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}")
-    device = next(student.parameters()).device
-    optimizer = torch.optim.AdamW(
-        student.parameters(), lr=lr(1), betas=(0.9, 0.98), eps=1e-9, weight_decay=0.0
-    )
-    history: dict[str, list[float]] = {"loss": [], "lr": [], "seconds": []}
+    for name, model in (("student", student), ("teacher", teacher)):
+        if not isinstance(model, Transformer):
+            raise TypeError(f"{name} must be a Transformer, got {type(model).__name__}")
+    check_float("T", T, 0.0, low_open=True)
+    check_float("alpha", alpha, 0.0, 1.0)
     teacher.eval()
-    student.train()
-    start = time.perf_counter()
-    for step in tqdm(range(1, steps + 1), desc=desc, disable=not progress, mininterval=0.5):
-        src, tgt = (t.to(device) for t in next(batches))
-        for group in optimizer.param_groups:
-            group["lr"] = lr(step)
+
+    def loss_fn(model: Transformer, batch: tuple[Tensor, Tensor]) -> Tensor:
+        src, tgt = batch
         with torch.no_grad():
-            teacher_logits, _ = teacher(src, tgt[:, :-1])  # (B, T_out, V)
-        student_logits, _ = student(src, tgt[:, :-1])
-        loss = distillation_loss(
-            student_logits, teacher_logits, tgt[:, 1:], T, alpha, student.config.pad_id
+            teacher_logits, _ = teacher(src, tgt[:, :-1], need_weights=False)  # (B, T_out, V)
+        student_logits, _ = model(src, tgt[:, :-1], need_weights=False)
+        return distillation_loss(
+            student_logits, teacher_logits, tgt[:, 1:], T, alpha, model.config.pad_id
         )
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        history["loss"].append(loss.item())
-        history["lr"].append(lr(step))
-        history["seconds"].append(time.perf_counter() - start)
-    student.eval()
-    return history
+
+    return fit(student, batches, loss_fn, steps, lr, progress=progress, desc=desc)

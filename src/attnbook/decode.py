@@ -7,29 +7,44 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from attnbook.data import Vocabulary, check_date_input, pad_batch
+from attnbook.checks import check_float, check_ids, check_int, check_texts, describe
+from attnbook.data.dates import check_date_input
+from attnbook.data.vocab import BOS_ID, EOS_ID, Vocabulary, pad_batch
 from attnbook.model import Transformer
 
 
-def _check_src(src: Tensor) -> None:
-    if src.dim() != 2 or src.size(1) == 0:
+def _check_decoding(model: Transformer, src: Tensor, max_len: int, bos_id: int, eos_id: int):
+    if not isinstance(model, Transformer):
+        raise TypeError(f"model must be a Transformer, got {describe(model)}")
+    check_ids("src", src, model.config.src_vocab)
+    if src.size(1) == 0:
         raise ValueError(f"src must be a non-empty (B, S) tensor of ids, got {tuple(src.shape)}")
+    check_int("max_len", max_len)
+    for name, value in (("bos_id", bos_id), ("eos_id", eos_id)):
+        if check_int(name, value, minimum=0) >= model.config.tgt_vocab:
+            raise ValueError(
+                f"{name}={value} lies outside the target vocabulary [0, {model.config.tgt_vocab})"
+            )
+    if max_len > model.config.max_len:
+        raise ValueError(
+            f"max_len={max_len} is longer than the model's max_len={model.config.max_len}"
+        )
 
 
 @torch.no_grad()
 def greedy_decode(
-    model: Transformer, src: Tensor, max_len: int, bos_id: int = 1, eos_id: int = 2
+    model: Transformer, src: Tensor, max_len: int, bos_id: int = BOS_ID, eos_id: int = EOS_ID
 ) -> Tensor:
     """Pick the most likely next token, one position at a time.
 
     Returns ``(B, ≤ max_len)`` ids without ``<bos>``; finished rows are padded.
     """
-    _check_src(src)
-    memory, _ = model.encode(src)
+    _check_decoding(model, src, max_len, bos_id, eos_id)
+    memory, _ = model.encode(src, need_weights=False)
     ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)
     done = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
     for _ in range(max_len):
-        logits, _, _ = model.decode(ys, memory, src)  # (B, t, V)
+        logits, _, _ = model.decode(ys, memory, src, need_weights=False)  # (B, t, V)
         nxt = logits[:, -1].argmax(-1).masked_fill(done, model.config.pad_id)  # (B,)
         ys = torch.cat([ys, nxt[:, None]], dim=1)
         done |= nxt == eos_id
@@ -40,6 +55,8 @@ def greedy_decode(
 
 def length_penalty(length: int, alpha: float) -> float:
     """``lp(Y) = ((5 + len(Y)) / 6)^α`` (Wu et al., 2016), used with α = 0.6 in §6.1."""
+    check_int("length", length, minimum=0)
+    check_float("alpha", alpha, 0.0)
     return ((5 + length) / 6) ** alpha
 
 
@@ -50,26 +67,30 @@ def beam_search(
     max_len: int,
     beam_size: int = 4,
     alpha: float = 0.6,
-    bos_id: int = 1,
-    eos_id: int = 2,
+    bos_id: int = BOS_ID,
+    eos_id: int = EOS_ID,
 ) -> tuple[list[int], float]:
     """Keep the ``beam_size`` best partial targets of one source ``(1, S)``.
 
     Hypotheses are ranked by log P(Y | X) / lp(Y). Returns the best ids (without
     ``<bos>``, ending in ``<eos>`` unless ``max_len`` was reached) and its log-probability.
     """
-    _check_src(src)
+    _check_decoding(model, src, max_len, bos_id, eos_id)
     if src.size(0) != 1:
-        raise ValueError(f"beam_search decodes one source at a time, got a batch of {src.size(0)}")
-    if beam_size < 1:
-        raise ValueError(f"beam_size must be at least 1, got {beam_size}")
-    memory, _ = model.encode(src)
+        raise ValueError(
+            f"beam_search decodes one source at a time, got src of shape {tuple(src.shape)}"
+        )
+    check_int("beam_size", beam_size)
+    check_float("alpha", alpha, 0.0)
+    memory, _ = model.encode(src, need_weights=False)
     beams = [([bos_id], 0.0)]  # (ids, log-probability)
     finished: list[tuple[list[int], float]] = []
     for _ in range(max_len):
         ys = torch.tensor([ids for ids, _ in beams], device=src.device)  # (k, t)
         k = ys.size(0)
-        logits, _, _ = model.decode(ys, memory.expand(k, -1, -1), src.expand(k, -1))
+        logits, _, _ = model.decode(
+            ys, memory.expand(k, -1, -1), src.expand(k, -1), need_weights=False
+        )
         logp = torch.log_softmax(logits[:, -1].double(), dim=-1)  # (k, V)
         total = torch.tensor([lp for _, lp in beams], dtype=torch.double, device=src.device)
         scores, flat = (total[:, None] + logp).flatten().topk(min(beam_size, logp.numel()))
@@ -96,8 +117,26 @@ def translate(
     max_len: int = 12,
     beam_size: int | None = None,
 ) -> list[str]:
-    """Decode each input string; bad input (unknown characters, empty, too long) is a
-    ValueError saying which input and why."""
+    """Decode each string of the list ``texts``; returns one output string per input.
+
+    ``texts`` must be a list (a single string is a TypeError: pass ``[text]``); bad input
+    (not a string, unknown characters, empty, too long) is an error naming the input.
+    """
+    if not isinstance(model, Transformer):
+        raise TypeError(f"model must be a Transformer, got {describe(model)}")
+    texts = check_texts("texts", texts)
+    if not isinstance(vocab, Vocabulary):
+        raise TypeError(f"vocab must be a Vocabulary, got {describe(vocab)}")
+    if len(vocab) > model.config.src_vocab:
+        raise ValueError(
+            f"vocab has {len(vocab)} symbols, more than the model's src_vocab="
+            f"{model.config.src_vocab}: it is not the vocabulary the model was trained with"
+        )
+    check_int("max_len", max_len)
+    if beam_size is not None:
+        check_int("beam_size", beam_size)
+    if not texts:
+        return []
     device = next(model.parameters()).device
     ids = []
     for i, text in enumerate(texts):

@@ -1,8 +1,9 @@
 """Efficient attention: what full attention costs, and five ways around the n × n matrix.
 
 Full attention (Eq. 1, §3.2.1) forms the ``(T_q, T_k)`` score matrix Q Kᵀ: time and
-memory grow as n² in the sequence length n (§4, Table 1). This module measures that
-cost and implements the alternatives of the seed's "future directions":
+memory grow as n² in the sequence length n (§4, Table 1). This module counts that cost
+(:mod:`attnbook.measure` times it) and implements the alternatives of the seed's "future
+directions":
 
 - **local** (sliding-window) attention, abs(i − j) ≤ w (Beltagy et al. 2020, Longformer);
 - **block-sparse** attention on a layout of b × b blocks (Child et al. 2019, Sparse
@@ -24,95 +25,17 @@ attend.
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from attnbook.attention import _check_mask, _check_qkv
+from attnbook.attention import masked_softmax
+from attnbook.checks import check_int, check_mask, check_qkv, check_tensor
 
-# ---------------------------------------------------------------- measuring the cost
-
-
-def time_call(fn: Callable[..., object], *args, repeats: int = 3, warmup: int = 1) -> float:
-    """Wall time in seconds of ``fn(*args)``: the fastest of ``repeats`` runs.
-
-    The minimum, as :mod:`timeit` recommends (slower runs were slowed by something
-    else on the machine). CUDA work is synchronised before each reading.
-    """
-    if repeats < 1 or warmup < 0:
-        raise ValueError(f"need repeats >= 1 and warmup >= 0, got {repeats}, {warmup}")
-    cuda = any(isinstance(a, Tensor) and a.is_cuda for a in args)
-
-    def once() -> float:
-        if cuda:
-            torch.cuda.synchronize()
-        start = time.perf_counter()
-        with torch.no_grad():
-            fn(*args)
-        if cuda:
-            torch.cuda.synchronize()
-        return time.perf_counter() - start
-
-    for _ in range(warmup):
-        once()
-    return min(once() for _ in range(repeats))
-
-
-@contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    """Silence file descriptor 2 (the profiler's C++ start/stop lines) and restore it."""
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 2)
-            yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-
-
-def peak_memory(fn: Callable[..., object], *args) -> int:
-    """Peak bytes allocated while ``fn(*args)`` runs, above what was allocated before.
-
-    It counts every tensor the call allocates (inputs already allocated are not
-    counted), including temporaries freed before it returns, and the output. On
-    CUDA: ``torch.cuda.max_memory_allocated``. On the CPU: the allocation and free
-    events recorded by :mod:`torch.profiler` (``profile_memory=True``), summed in time
-    order; the largest running total is the peak.
-    """
-    if any(isinstance(a, Tensor) and a.is_cuda for a in args):
-        torch.cuda.synchronize()
-        before = torch.cuda.memory_allocated()
-        torch.cuda.reset_peak_memory_stats()
-        with torch.no_grad():
-            fn(*args)
-        torch.cuda.synchronize()
-        return torch.cuda.max_memory_allocated() - before
-
-    from torch._C._profiler import _EventType
-    from torch.profiler import ProfilerActivity, profile
-
-    with _quiet_stderr(), profile(activities=[ProfilerActivity.CPU], profile_memory=True) as p:
-        with torch.no_grad():
-            fn(*args)
-    events: list[tuple[int, int]] = []
-    stack = list(p.profiler.kineto_results.experimental_event_tree())
-    while stack:
-        node = stack.pop()
-        if node.tag == _EventType.Allocation:  # size > 0: allocated, < 0: freed
-            events.append((node.start_time_ns, node.extra_fields.alloc_size))
-        stack.extend(node.children)
-    total = peak = 0
-    for _, size in sorted(events):
-        total += size
-        peak = max(peak, total)
-    return peak
+# ---------------------------------------------------------------- what full attention holds
 
 
 def score_bytes(n_q: int, n_k: int, batch: int = 1, h: int = 1, dtype=torch.float32) -> int:
@@ -125,8 +48,7 @@ def score_bytes(n_q: int, n_k: int, batch: int = 1, h: int = 1, dtype=torch.floa
 
 def _check_positive(**values: int) -> None:
     for name, value in values.items():
-        if not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+        check_int(name, value)
 
 
 def sliding_window_mask(
@@ -140,8 +62,7 @@ def sliding_window_mask(
     for checking :func:`sliding_window_attention`, which never builds it.
     """
     _check_positive(T=T)
-    if not isinstance(window, int) or window < 0:
-        raise ValueError(f"window must be an int >= 0, got {window!r}")
+    check_int("window", window, minimum=0)
     i = torch.arange(T, device=device)
     offset = i[:, None] - i[None, :]  # (T, T): i − j
     allowed = offset.abs() <= window
@@ -166,8 +87,7 @@ def block_layout(
     """
     _check_positive(n_blocks=n_blocks)
     for name, value in (("local", local), ("global_blocks", global_blocks), ("stride", stride)):
-        if not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+        check_int(name, value, minimum=0)
     I = torch.arange(n_blocks)
     offset = I[:, None] - I[None, :]  # (n_blocks, n_blocks): I − J
     layout = offset.abs() <= local
@@ -190,8 +110,7 @@ def block_sparse_mask(T: int, block: int, layout: Tensor, causal: bool = False) 
 
 
 def _check_layout(layout: Tensor, n_blocks: int) -> None:
-    if not isinstance(layout, Tensor) or layout.dtype != torch.bool:
-        raise ValueError("layout must be a bool tensor (True = this block is computed)")
+    check_tensor("layout", layout, 2, "bool", f"({n_blocks}, {n_blocks})")
     if layout.shape != (n_blocks, n_blocks):
         raise ValueError(
             f"layout must be ({n_blocks}, {n_blocks}) (ceil(T / block) blocks each way), "
@@ -248,13 +167,12 @@ def _local_attention(
     """softmax over each block's own keys: ``(..., n, b, d)`` queries against
     ``(..., n, width, d)`` keys; ``allowed`` broadcasts to ``(..., n, b, width)``."""
     scores = q_blocks @ k_blocks.transpose(-2, -1) * scale  # (..., n_blocks, b, width)
-    scores = scores.masked_fill(~allowed, float("-inf"))
-    weights = torch.softmax(scores, dim=-1).masked_fill(~allowed, 0.0)  # no keys → 0, not NaN
+    weights = masked_softmax(scores, allowed)  # a query with no allowed key gets 0, not NaN
     return weights @ v_blocks  # (..., n_blocks, b, d_v)
 
 
 def _self_attention_shapes(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> int:
-    _check_qkv(q, k, v)
+    check_qkv(q, k, v)
     T = q.size(-2)
     if k.size(-2) != T:
         raise ValueError(
@@ -262,7 +180,7 @@ def _self_attention_shapes(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None)
             f"query {tuple(q.shape)}, key {tuple(k.shape)}"
         )
     if mask is not None:
-        _check_mask(mask, torch.Size((*q.shape[:-1], T)))
+        check_mask(mask, torch.Size((*q.shape[:-1], T)))
     return T
 
 
@@ -294,8 +212,7 @@ def sliding_window_attention(
         ``(output, None)``, output ``(..., T, d_v)``; a query with no allowed key gets 0.
     """
     T = _self_attention_shapes(q, k, v, mask)
-    if not isinstance(window, int) or window < 0:
-        raise ValueError(f"window must be an int >= 0, got {window!r}")
+    check_int("window", window, minimum=0)
     b = max(window, 1) if block is None else block
     _check_positive(block=b)
     scale = 1.0 / math.sqrt(q.size(-1)) if scale is None else scale
@@ -400,7 +317,9 @@ def lsh_buckets(x: Tensor, rotations: Tensor) -> Tensor:
     ``x``: ``(..., T, d)``; ``rotations``: ``(n_hashes, d, n_buckets / 2)``.
     Returns bucket ids ``(n_hashes, ..., T)`` in ``[0, n_buckets)``.
     """
-    if rotations.dim() != 3 or x.size(-1) != rotations.size(1):
+    check_tensor("x", x, kind="float", hint="(..., T, d)")
+    check_tensor("rotations", rotations, 3, "float", "(n_hashes, d, n_buckets / 2)")
+    if x.dim() < 2 or x.size(-1) != rotations.size(1):
         raise ValueError(
             f"rotations must be (n_hashes, d={x.size(-1)}, n_buckets/2), "
             f"got {tuple(rotations.shape)}"
@@ -450,11 +369,11 @@ def _linear_attention_from_features(
 
 
 def _check_linear_inputs(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, causal: bool):
-    _check_qkv(q, k, v)
+    check_qkv(q, k, v)
     if causal and q.size(-2) != k.size(-2):
         raise ValueError(f"causal attention needs T_q == T_k: {tuple(q.shape)}, {tuple(k.shape)}")
     if mask is not None:
-        _check_mask(mask, torch.Size((*q.shape[:-1], k.size(-2))))
+        check_mask(mask, torch.Size((*q.shape[:-1], k.size(-2))))
         if mask.dim() < 2 or mask.size(-2) != 1:
             raise ValueError(
                 "linear attention takes a key-padding mask (..., 1, T_k), "
@@ -523,7 +442,9 @@ def favor_features(x: Tensor, omega: Tensor, stabilize: str | None = None) -> Te
     that cancels in attention's per-query normalisation), ``"all"`` one per leading slice
     (a factor common to all keys, which also cancels). ``None``: the exact estimator.
     """
-    if omega.dim() != 2 or omega.size(1) != x.size(-1):
+    check_tensor("x", x, kind="float", hint="(..., T, d)")
+    check_tensor("omega", omega, 2, "float", "(m, d)")
+    if omega.size(1) != x.size(-1):
         raise ValueError(f"omega must be (m, d={x.size(-1)}), got {tuple(omega.shape)}")
     exponent = x @ omega.to(x.device, x.dtype).T - x.pow(2).sum(-1, keepdim=True) / 2  # (..., T, m)
     if stabilize == "row":

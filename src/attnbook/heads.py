@@ -5,8 +5,8 @@ MultiHead(Q, K, V) = Concat(head_1, …, head_h) W_O,  head_i = Attention(Q W_Q_
 This module holds what the multi-head chapter trains and takes apart:
 
 - :func:`attention_parameter_count`, the closed form of the parameter count;
-- :func:`cipher_batch`, a toy task whose every output needs *two* relations at once
-  (the previous token, and a marked key token further back);
+- the shift-cipher task (:func:`attnbook.data.sequences.cipher_batch`), whose every output needs
+  *two* relations at once (the previous token, and a marked key token further back);
 - :class:`CipherModel`, one layer of multi-head self-attention plus a small read-out;
 - :func:`head_contributions`, the output split into one term per head
   (Concat(head_1, …, head_h) W_O = Σ_i head_i W_O_i);
@@ -19,18 +19,18 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
-from tqdm.auto import tqdm
 
 from attnbook.attention import MultiHeadAttention, causal_mask
+from attnbook.checks import check_float, check_int, check_tensor
+from attnbook.data.sequences import CipherBatch, cipher_batch
+from attnbook.data.vocab import IGNORE_INDEX
 from attnbook.positional import LearnedPositionalEncoding
-from attnbook.utils import flush_denormals
-
-IGNORE = -100  # target id of positions with no answer (cross_entropy's ignore_index)
+from attnbook.train import History, fit
+from attnbook.utils import num_threads
 
 
 def attention_parameter_count(
@@ -43,66 +43,18 @@ def attention_parameter_count(
     With the paper's d_k = d_v = d_model/h (the default) the total is
     4·d_model² + 4·d_model whatever h is.
     """
-    for name, value in (("d_model", d_model), ("h", h)):
-        if not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    check_int("d_model", d_model)
+    check_int("h", h)
     if d_k is None or d_v is None:
         if d_model % h != 0:
             raise ValueError(f"d_model={d_model} is not divisible by h={h}: d_k = d_model / h")
         d_k = d_model // h if d_k is None else d_k
         d_v = d_model // h if d_v is None else d_v
-    if d_k < 1 or d_v < 1:
-        raise ValueError(f"d_k and d_v must be positive, got d_k={d_k}, d_v={d_v}")
+    check_int("d_k", d_k)
+    check_int("d_v", d_v)
     weights = 2 * d_model * h * d_k + d_model * h * d_v + h * d_v * d_model  # W_Q, W_K, W_V, W_O
     biases = 2 * h * d_k + h * d_v + d_model if bias else 0
     return weights + biases
-
-
-class CipherBatch(NamedTuple):
-    """One batch of the shift-cipher task, every tensor ``(B, T)`` of ``long``."""
-
-    tokens: Tensor  # digits 0 … K−1
-    marked: Tensor  # 1 at the key's position, 0 elsewhere
-    targets: Tensor  # (tokens[i−1] − key) mod K, or IGNORE where there is no answer
-
-
-def cipher_batch(
-    batch_size: int,
-    T: int = 16,
-    K: int = 16,
-    key_span: int = 3,
-    generator: torch.Generator | None = None,
-    device: torch.device | str | None = None,
-) -> CipherBatch:
-    """The shift-cipher task: decode each digit with a key marked near the start.
-
-    A sequence holds T random digits in 0 … K−1. One of the first ``key_span``
-    positions, m, is *marked*: its digit is the key. The answer at position i is
-
-        y_i = (x_{i−1} − x_m) mod K   for i ≥ m + 2 (IGNORE before),
-
-    so every answer needs two tokens at once: the previous one (a relation by
-    position) and the marked one (a relation by content, up to T−2 positions away).
-    """
-    if batch_size < 1 or K < 2 or key_span < 1:
-        raise ValueError(
-            f"need batch_size >= 1, K >= 2 and key_span >= 1, got {batch_size}, {K}, {key_span}"
-        )
-    if T < key_span + 2:
-        raise ValueError(
-            f"T={T} leaves no answer: it must be at least key_span + 2 = {key_span + 2}"
-        )
-    tokens = torch.randint(0, K, (batch_size, T), generator=generator)  # (B, T)
-    m = torch.randint(0, key_span, (batch_size,), generator=generator)  # (B,) key positions
-    rows = torch.arange(batch_size)
-    key = tokens[rows, m]  # (B,)
-    marked = torch.zeros_like(tokens)
-    marked[rows, m] = 1
-    previous = tokens.roll(1, dims=1)  # previous[:, i] = tokens[:, i − 1] (wraps at i = 0)
-    answer = (previous - key[:, None]) % K  # (B, T)
-    has_answer = torch.arange(T)[None, :] >= m[:, None] + 2  # (B, T)
-    targets = torch.where(has_answer, answer, torch.full_like(answer, IGNORE))
-    return CipherBatch(tokens.to(device), marked.to(device), targets.to(device))
 
 
 class CipherModel(nn.Module):
@@ -119,8 +71,7 @@ class CipherModel(nn.Module):
     def __init__(self, K: int, d_model: int = 32, h: int = 4, max_len: int = 16, d_ff: int = 64):
         super().__init__()
         for name, value in (("K", K), ("d_model", d_model), ("max_len", max_len), ("d_ff", d_ff)):
-            if value < 1:
-                raise ValueError(f"{name} must be positive, got {value}")
+            check_int(name, value)
         self.K, self.d_model, self.h = K, d_model, h
         self.embed = nn.Embedding(K, d_model)  # E: one vector per digit
         self.marker = nn.Embedding(2, d_model)  # M: "not the key" / "the key", like BERT's segments
@@ -132,18 +83,28 @@ class CipherModel(nn.Module):
 
     def embed_inputs(self, tokens: Tensor, marked: Tensor) -> Tensor:
         """x = E[tokens] + M[marked] + P: ``(B, T)`` ids → ``(B, T, d_model)``."""
-        if tokens.dim() != 2 or tokens.shape != marked.shape:
+        check_tensor("tokens", tokens, 2, "long", "(B, T)")
+        check_tensor("marked", marked, 2, "long", "(B, T)")
+        if tokens.numel() and (tokens.min() < 0 or tokens.max() >= self.K):
+            raise ValueError(
+                f"tokens must be digits in [0, K={self.K}), got [{int(tokens.min())}, "
+                f"{int(tokens.max())}]"
+            )
+        if tokens.shape != marked.shape:
             raise ValueError(
                 f"tokens and marked must both be (B, T), got {tuple(tokens.shape)} "
                 f"and {tuple(marked.shape)}"
             )
         return self.positions(self.embed(tokens) + self.marker(marked))  # (B, T, d_model)
 
-    def forward(self, tokens: Tensor, marked: Tensor) -> tuple[Tensor, Tensor]:
-        """Logits ``(B, T, K)`` and the heads' weights ``(B, h, T, T)``."""
+    def forward(
+        self, tokens: Tensor, marked: Tensor, need_weights: bool = True
+    ) -> tuple[Tensor, Tensor | None]:
+        """Logits ``(B, T, K)`` and the heads' weights ``(B, h, T, T)`` (``None`` with
+        ``need_weights=False``)."""
         x = self.embed_inputs(tokens, marked)  # (B, T, d_model)
         mask = causal_mask(tokens.size(1), device=tokens.device)  # (T, T)
-        a, weights = self.attention(x, x, x, mask=mask)  # (B, T, d_model), (B, h, T, T)
+        a, weights = self.attention(x, x, x, mask, need_weights)  # (B, T, d_model), (B, h, T, T)
         hidden = torch.relu(self.W_1(self.norm(x + a)))  # (B, T, d_ff)
         return self.W_2(hidden), weights  # (B, T, K), (B, h, T, T)
 
@@ -211,7 +172,7 @@ def predictions(model: CipherModel, batch: CipherBatch) -> Tensor:
 
 def accuracy(model: CipherModel, batch: CipherBatch) -> float:
     """Fraction of the positions with an answer that the model gets right."""
-    answered = batch.targets != IGNORE
+    answered = batch.targets != IGNORE_INDEX
     correct = predictions(model, batch) == batch.targets
     return correct[answered].float().mean().item()
 
@@ -248,7 +209,7 @@ def relation_weights(weights: Tensor, batch: CipherBatch) -> Tensor:
             f"weights must be (B, h, T, T) for tokens {tuple(batch.tokens.shape)}, "
             f"got {tuple(weights.shape)}"
         )
-    answered = (batch.targets != IGNORE).float()  # (B, T)
+    answered = (batch.targets != IGNORE_INDEX).float()  # (B, T)
     on_previous = weights.diagonal(offset=-1, dim1=-2, dim2=-1)  # (B, h, T − 1): w[i, i − 1]
     on_previous = F.pad(on_previous, (1, 0))  # (B, h, T): query 0 has no previous token
     on_key = (weights * batch.marked[:, None, None, :]).sum(-1)  # (B, h, T)
@@ -262,7 +223,14 @@ def relation_weights(weights: Tensor, batch: CipherBatch) -> Tensor:
     )  # (h, 2)
 
 
-@flush_denormals()
+def cipher_loss(model: CipherModel, batch: CipherBatch) -> Tensor:
+    """Cross-entropy of the answers, positions without one (``IGNORE_INDEX``) left out."""
+    logits, _ = model(batch.tokens, batch.marked, need_weights=False)  # (B, T, K)
+    return F.cross_entropy(
+        logits.reshape(-1, model.K), batch.targets.reshape(-1), ignore_index=IGNORE_INDEX
+    )
+
+
 def train_cipher_model(
     model: CipherModel,
     steps: int = 1000,
@@ -274,42 +242,24 @@ def train_cipher_model(
     progress: bool = True,
     desc: str = "training",
     threads: int | None = 1,
-) -> list[float]:
-    """Adam (β = 0.9, 0.98, as in §5.3) on fresh batches of the task; returns the losses.
+) -> History:
+    """Adam (β = 0.9, 0.98, as in §5.3) at a constant ``lr`` on fresh batches of the task.
 
     The batches come from a generator seeded with ``seed``, so two runs with the same
     seed and the same initial model give the same losses. On the CPU the loop runs on
     ``threads`` threads (PyTorch's own setting is restored afterwards; ``None`` leaves it
     alone): a model this small only loses time synchronising more of them.
     """
-    if steps < 1 or batch_size < 1 or lr <= 0:
-        raise ValueError(
-            f"need steps >= 1, batch_size >= 1, lr > 0; got {steps}, {batch_size}, {lr}"
-        )
-    if threads is not None and threads < 1:
-        raise ValueError(f"threads must be a positive int or None, got {threads}")
-    device = next(model.parameters()).device
+    if not isinstance(model, CipherModel):
+        raise TypeError(f"model must be a CipherModel, got {type(model).__name__}")
+    check_int("batch_size", batch_size)
+    check_float("lr", lr, 0.0, low_open=True)
+    check_int("seed", seed, minimum=0)
+    if threads is not None:
+        check_int("threads", threads)
     generator = torch.Generator().manual_seed(seed)
-    try:  # fused: one kernel per step for all parameters (CPU support since PyTorch 2.4)
-        fused = device.type in ("cpu", "cuda")
-        optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), fused=fused)
-    except RuntimeError:
-        optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98))
-    previous_threads = torch.get_num_threads()
-    if threads is not None and device.type == "cpu":
-        torch.set_num_threads(threads)
-    model.train()
-    losses = []
-    try:
-        for _ in tqdm(range(steps), desc=desc, disable=not progress, leave=False):
-            batch = cipher_batch(batch_size, T, model.K, key_span, generator, device)
-            logits, _ = model(batch.tokens, batch.marked)  # (B, T, K)
-            loss = F.cross_entropy(logits.reshape(-1, model.K), batch.targets.reshape(-1))
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-    finally:
-        torch.set_num_threads(previous_threads)
-        model.eval()
-    return losses
+    batches = iter(lambda: cipher_batch(batch_size, T, model.K, key_span, generator), None)
+    on_cpu = next(model.parameters()).device.type == "cpu"
+    adam = dict(optimizer="adam", betas=(0.9, 0.98), eps=1e-8)
+    with num_threads(threads if on_cpu else None):
+        return fit(model, batches, cipher_loss, steps, lr, **adam, progress=progress, desc=desc)

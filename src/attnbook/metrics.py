@@ -11,6 +11,8 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
+from attnbook.checks import check_int, check_tensor
+
 
 class TokenPredictions(NamedTuple):
     """One entry per scored target token, each a flat ``(n,)`` tensor."""
@@ -20,11 +22,23 @@ class TokenPredictions(NamedTuple):
     nll: Tensor  # −log p(y): the negative log-likelihood of the target
 
 
-def _check_logits(logits: Tensor, target: Tensor) -> None:
+def _check_logits(logits: Tensor, target: Tensor, ignore_index: int | None) -> None:
+    check_tensor("logits", logits, kind="float", hint="(*, V)")
+    check_tensor("target", target, kind="long", hint="(*)")
     if logits.dim() < 1 or logits.shape[:-1] != target.shape:
         raise ValueError(
             f"logits must be (*, V) and target (*), got {tuple(logits.shape)} and "
             f"{tuple(target.shape)}"
+        )
+    if ignore_index is not None:
+        check_int("ignore_index", ignore_index, minimum=None)
+    scored = target if ignore_index is None else target[target != ignore_index]
+    V = logits.size(-1)
+    if scored.numel() and (scored.min() < 0 or scored.max() >= V):
+        raise ValueError(
+            f"target holds ids in [{int(scored.min())}, {int(scored.max())}], outside the "
+            f"V={V} classes of logits {tuple(logits.shape)}"
+            + ("" if ignore_index is None else f" (ignore_index={ignore_index} aside)")
         )
 
 
@@ -35,7 +49,7 @@ def token_predictions(
 
     ``logits`` ``(*, V)``, ``target`` ``(*)``; ``p = softmax(logits)`` in float32 or wider.
     """
-    _check_logits(logits, target)
+    _check_logits(logits, target, ignore_index)
     keep = torch.ones_like(target, dtype=torch.bool)
     if ignore_index is not None:
         keep = target != ignore_index
@@ -60,6 +74,8 @@ def perplexity(logits: Tensor, target: Tensor, ignore_index: int | None = None) 
 
 
 def _check_confidence(confidence: Tensor, correct: Tensor, n_bins: int) -> None:
+    check_tensor("confidence", confidence, 1, "float", "(n,)")
+    check_tensor("correct", correct, 1, hint="(n,)")
     if confidence.dim() != 1 or confidence.shape != correct.shape:
         raise ValueError(
             "confidence and correct must be flat tensors of one length, got "
@@ -71,8 +87,7 @@ def _check_confidence(confidence: Tensor, correct: Tensor, n_bins: int) -> None:
         raise ValueError(
             f"confidences must lie in [0, 1], got [{confidence.min():.4g}, {confidence.max():.4g}]"
         )
-    if not isinstance(n_bins, int) or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive int, got {n_bins!r}")
+    check_int("n_bins", n_bins)
 
 
 class ReliabilityBins(NamedTuple):

@@ -2,7 +2,8 @@
 
 Every forward pass returns its attention weights as values (never stored on a module):
 ``Attention(encoder=[...], decoder=[...], cross=[...])``, one ``(B, h, T_q, T_k)``
-tensor per layer, ready for ``attnbook.viz.model_view``.
+tensor per layer, ready for ``attnbook.viz.model_view``. Training passes
+``need_weights=False`` and gets empty lists (and PyTorch's fused attention) instead.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import copy
 import dataclasses
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -19,6 +21,7 @@ import torch
 from torch import Tensor, nn
 
 from attnbook.attention import MultiHeadAttention, causal_mask
+from attnbook.checks import check_float, check_ids, check_int, check_tensor, describe
 from attnbook.positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding
 
 
@@ -41,12 +44,15 @@ class TransformerConfig:
 
     def __post_init__(self) -> None:
         for name in ("src_vocab", "tgt_vocab", "N", "d_model", "d_ff", "h", "max_len"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+            check_int(name, getattr(self, name))
         if self.d_model % self.h:
             raise ValueError(f"d_model={self.d_model} is not divisible by h={self.h}")
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+        check_float("dropout", self.dropout, 0.0, 1.0, high_open=True)
+        for name in ("share_embeddings", "norm_first"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(
+                    f"{name} must be True or False, got {describe(getattr(self, name))}"
+                )
         if self.share_embeddings and self.src_vocab != self.tgt_vocab:
             raise ValueError(
                 "share_embeddings needs one shared vocabulary: "
@@ -55,6 +61,12 @@ class TransformerConfig:
         if self.positional not in ("sinusoidal", "learned"):
             raise ValueError(
                 f"positional must be 'sinusoidal' or 'learned', got {self.positional!r}"
+            )
+        check_int("pad_id", self.pad_id, minimum=0)
+        if self.pad_id >= min(self.src_vocab, self.tgt_vocab):
+            raise ValueError(
+                f"pad_id={self.pad_id} lies outside the vocabulary: src_vocab={self.src_vocab}, "
+                f"tgt_vocab={self.tgt_vocab} (ids 0 … vocab − 1)"
             )
 
     @property
@@ -86,7 +98,7 @@ class TransformerConfig:
         """A CPU-sized model for the book's toy tasks (N=2, d_model=64, d_ff=256, h=4)."""
         fields = dict(
             src_vocab=src_vocab,
-            tgt_vocab=tgt_vocab or src_vocab,
+            tgt_vocab=src_vocab if tgt_vocab is None else tgt_vocab,
             N=2,
             d_model=64,
             d_ff=256,
@@ -105,11 +117,29 @@ class Attention(NamedTuple):
     cross: list[Tensor]
 
 
+def init_parameters(model: nn.Module) -> nn.Module:
+    """Glorot (Xavier) uniform initialisation of every weight matrix of ``model``, in place.
+
+    W ~ U(−a, a) with a = √(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010), the choice of
+    the paper's reference code; vectors (biases, LayerNorm gains) keep PyTorch's defaults.
+    Returns ``model``.
+    """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {describe(model)}")
+    for p in model.parameters():
+        if p.dim() > 1:
+            nn.init.xavier_uniform_(p)
+    return model
+
+
 class FeedForward(nn.Module):
     """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2 — Eq. (2), §3.3, applied at each position."""
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0) -> None:
         super().__init__()
+        check_int("d_model", d_model)
+        check_int("d_ff", d_ff)
+        check_float("dropout", dropout, 0.0, 1.0, high_open=True)
         self.W_1 = nn.Linear(d_model, d_ff)
         self.W_2 = nn.Linear(d_ff, d_model)
         self.dropout = nn.Dropout(dropout)
@@ -150,10 +180,14 @@ class EncoderLayer(nn.Module):
         self.sublayer1 = Residual(c.d_model, c.dropout, c.norm_first)
         self.sublayer2 = Residual(c.d_model, c.dropout, c.norm_first)
 
-    def forward(self, x: Tensor, src_mask: Tensor | None) -> tuple[Tensor, Tensor]:
-        x, weights = self.sublayer1(x, lambda x: self.self_attn(x, x, x, src_mask))
+    def forward(
+        self, x: Tensor, src_mask: Tensor | None, need_weights: bool = True
+    ) -> tuple[Tensor, Tensor | None]:
+        x, weights = self.sublayer1(
+            x, lambda x: self.self_attn(x, x, x, src_mask, need_weights=need_weights)
+        )
         x, _ = self.sublayer2(x, _no_weights(self.ffn))
-        return x, weights  # (B, S, d_model), (B, h, S, S)
+        return x, weights  # (B, S, d_model), (B, h, S, S) or None
 
 
 class DecoderLayer(nn.Module):
@@ -169,13 +203,87 @@ class DecoderLayer(nn.Module):
         self.sublayer3 = Residual(c.d_model, c.dropout, c.norm_first)
 
     def forward(
-        self, y: Tensor, memory: Tensor, tgt_mask: Tensor | None, src_mask: Tensor | None
-    ) -> tuple[Tensor, Tensor, Tensor]:
-        y, self_w = self.sublayer1(y, lambda y: self.self_attn(y, y, y, tgt_mask))
+        self,
+        y: Tensor,
+        memory: Tensor,
+        tgt_mask: Tensor | None,
+        src_mask: Tensor | None,
+        need_weights: bool = True,
+    ) -> tuple[Tensor, Tensor | None, Tensor | None]:
+        y, self_w = self.sublayer1(
+            y, lambda y: self.self_attn(y, y, y, tgt_mask, need_weights=need_weights)
+        )
         # queries from the decoder, keys and values from the encoder (§3.2.3)
-        y, cross_w = self.sublayer2(y, lambda y: self.cross_attn(y, memory, memory, src_mask))
+        y, cross_w = self.sublayer2(
+            y, lambda y: self.cross_attn(y, memory, memory, src_mask, need_weights=need_weights)
+        )
         y, _ = self.sublayer3(y, _no_weights(self.ffn))
         return y, self_w, cross_w  # (B, T, d_model), (B, h, T, T), (B, h, T, S)
+
+
+class _Stack(nn.Module):
+    """N layers and, in a pre-LN stack, one final LayerNorm (post-LN layers end with one).
+
+    ``stack[i]`` is layer i; iterating over the stack gives its layers.
+    """
+
+    def __init__(self, layers: list[nn.Module], c: TransformerConfig) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(layers)
+        self.norm = nn.LayerNorm(c.d_model) if c.norm_first else nn.Identity()
+
+    def __len__(self) -> int:
+        return len(self.layers)
+
+    def __iter__(self):
+        return iter(self.layers)
+
+    def __getitem__(self, i: int) -> nn.Module:
+        return self.layers[i]
+
+
+class Encoder(_Stack):
+    """The encoder of §3.1: N identical :class:`EncoderLayer` s over the embedded source."""
+
+    def __init__(self, c: TransformerConfig) -> None:
+        super().__init__([EncoderLayer(c) for _ in range(c.N)], c)
+
+    def forward(
+        self, x: Tensor, mask: Tensor | None = None, need_weights: bool = True
+    ) -> tuple[Tensor, list[Tensor]]:
+        """``x`` ``(B, S, d_model)`` → ``(memory (B, S, d_model), [(B, h, S, S)] * N)``
+        (an empty list with ``need_weights=False``)."""
+        weights = []
+        for layer in self.layers:
+            x, w = layer(x, mask, need_weights)
+            if need_weights:
+                weights.append(w)
+        return self.norm(x), weights
+
+
+class Decoder(_Stack):
+    """The decoder of §3.1: N identical :class:`DecoderLayer` s, reading the encoder's memory."""
+
+    def __init__(self, c: TransformerConfig) -> None:
+        super().__init__([DecoderLayer(c) for _ in range(c.N)], c)
+
+    def forward(
+        self,
+        y: Tensor,
+        memory: Tensor,
+        tgt_mask: Tensor | None,
+        src_mask: Tensor | None,
+        need_weights: bool = True,
+    ) -> tuple[Tensor, list[Tensor], list[Tensor]]:
+        """``y`` ``(B, T, d_model)`` → ``(y, self-attention weights, cross-attention weights)``,
+        each list ``[(B, h, T, T or S)] * N`` (empty with ``need_weights=False``)."""
+        self_ws, cross_ws = [], []
+        for layer in self.layers:
+            y, self_w, cross_w = layer(y, memory, tgt_mask, src_mask, need_weights)
+            if need_weights:
+                self_ws.append(self_w)
+                cross_ws.append(cross_w)
+        return self.norm(y), self_ws, cross_ws
 
 
 class Embedding(nn.Module):
@@ -183,11 +291,11 @@ class Embedding(nn.Module):
 
     def __init__(self, vocab: int, c: TransformerConfig) -> None:
         super().__init__()
-        self.tokens = nn.Embedding(vocab, c.d_model)
+        self.tokens = nn.Embedding(check_int("vocab", vocab), c.d_model)
         positional = (
             SinusoidalPositionalEncoding
             if c.positional == "sinusoidal"
-            else (LearnedPositionalEncoding)
+            else LearnedPositionalEncoding
         )
         self.positions = positional(c.d_model, c.max_len)
         self.dropout = nn.Dropout(c.dropout)
@@ -202,24 +310,18 @@ class Transformer(nn.Module):
 
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
+        if not isinstance(config, TransformerConfig):
+            raise TypeError(f"config must be a TransformerConfig, got {describe(config)}")
         c = self.config = config
         self.src_embed = Embedding(c.src_vocab, c)
         self.tgt_embed = Embedding(c.tgt_vocab, c)
-        self.encoder = nn.ModuleList(EncoderLayer(c) for _ in range(c.N))
-        self.decoder = nn.ModuleList(DecoderLayer(c) for _ in range(c.N))
-        # pre-LN stacks end with a LayerNorm; post-LN layers already end with one
-        self.encoder_norm = nn.LayerNorm(c.d_model) if c.norm_first else nn.Identity()
-        self.decoder_norm = nn.LayerNorm(c.d_model) if c.norm_first else nn.Identity()
+        self.encoder = Encoder(c)
+        self.decoder = Decoder(c)
         self.generator = nn.Linear(c.d_model, c.tgt_vocab)  # pre-softmax projection
-        self._init_parameters()
+        init_parameters(self)
         if c.share_embeddings:  # §3.4: one matrix for both embeddings and the output
             self.tgt_embed.tokens.weight = self.src_embed.tokens.weight
             self.generator.weight = self.src_embed.tokens.weight
-
-    def _init_parameters(self) -> None:
-        for p in self.parameters():
-            if p.dim() > 1:
-                nn.init.xavier_uniform_(p)
 
     # masks: bool, True = may attend
     def src_mask(self, src: Tensor) -> Tensor:
@@ -231,50 +333,76 @@ class Transformer(nn.Module):
         return pad & causal_mask(T, device=tgt.device)  # (B, T, T)
 
     def _check_ids(self, ids: Tensor, vocab: int, name: str) -> None:
-        if ids.dim() != 2 or ids.dtype != torch.long:
-            raise ValueError(
-                f"{name} must be a (B, T) long tensor of ids, got {tuple(ids.shape)} {ids.dtype}"
-            )
+        check_ids(name, ids, vocab)
         if ids.size(1) > self.config.max_len:
-            raise ValueError(f"{name} has length {ids.size(1)} > max_len={self.config.max_len}")
-        if ids.numel() and (ids.min() < 0 or ids.max() >= vocab):
-            raise ValueError(f"{name} ids must lie in [0, {vocab}), got [{ids.min()}, {ids.max()}]")
+            raise ValueError(
+                f"{name} of shape {tuple(ids.shape)} is longer than max_len={self.config.max_len}"
+            )
+        if ids.size(1) == 0:
+            raise ValueError(f"{name} is empty: shape {tuple(ids.shape)}")
 
-    def encode(self, src: Tensor) -> tuple[Tensor, list[Tensor]]:
+    def encode(self, src: Tensor, need_weights: bool = True) -> tuple[Tensor, list[Tensor]]:
         """Encoder output ``memory`` ``(B, S, d_model)`` and its per-layer self-attention."""
         self._check_ids(src, self.config.src_vocab, "src")
-        x, mask, weights = self.src_embed(src), self.src_mask(src), []
-        for layer in self.encoder:
-            x, w = layer(x, mask)
-            weights.append(w)
-        return self.encoder_norm(x), weights
+        return self._encode(src, need_weights)
 
     def decode(
-        self, tgt: Tensor, memory: Tensor, src: Tensor
+        self, tgt: Tensor, memory: Tensor, src: Tensor, need_weights: bool = True
     ) -> tuple[Tensor, list[Tensor], list[Tensor]]:
         """Logits ``(B, T, tgt_vocab)`` for the next token at every target position."""
         self._check_ids(tgt, self.config.tgt_vocab, "tgt")
-        y, tgt_mask, src_mask = self.tgt_embed(tgt), self.tgt_mask(tgt), self.src_mask(src)
-        self_ws, cross_ws = [], []
-        for layer in self.decoder:
-            y, self_w, cross_w = layer(y, memory, tgt_mask, src_mask)
-            self_ws.append(self_w)
-            cross_ws.append(cross_w)
-        return self.generator(self.decoder_norm(y)), self_ws, cross_ws
+        check_tensor("memory", memory, 3, "float", f"(B, S, d_model={self.config.d_model})")
+        if memory.shape[:2] != src.shape or tgt.size(0) != src.size(0):
+            raise ValueError(
+                f"tgt {tuple(tgt.shape)}, memory {tuple(memory.shape)} and src {tuple(src.shape)} "
+                "must share the batch size B, and memory must have one row per source position"
+            )
+        return self._decode(tgt, memory, src, need_weights)
 
-    def forward(self, src: Tensor, tgt: Tensor) -> tuple[Tensor, Attention]:
+    def forward(
+        self, src: Tensor, tgt: Tensor, need_weights: bool = True
+    ) -> tuple[Tensor, Attention]:
         """Teacher forcing: ``tgt`` is the target shifted right (starts with ``<bos>``).
 
-        Returns the logits ``(B, T, tgt_vocab)`` and every attention map.
+        Returns the logits ``(B, T, tgt_vocab)`` and every attention map (empty lists with
+        ``need_weights=False``, which also lets each layer use PyTorch's fused attention).
         """
-        memory, enc_ws = self.encode(src)
-        logits, dec_ws, cross_ws = self.decode(tgt, memory, src)
+        self._check_ids(src, self.config.src_vocab, "src")
+        self._check_ids(tgt, self.config.tgt_vocab, "tgt")
+        if src.size(0) != tgt.size(0):
+            raise ValueError(
+                f"src and tgt must have the same batch size B, got {tuple(src.shape)} "
+                f"and {tuple(tgt.shape)}"
+            )
+        memory, enc_ws = self._encode(src, need_weights)
+        logits, dec_ws, cross_ws = self._decode(tgt, memory, src, need_weights)
         return logits, Attention(enc_ws, dec_ws, cross_ws)
+
+    # the computations, on inputs already checked
+    def _encode(self, src: Tensor, need_weights: bool) -> tuple[Tensor, list[Tensor]]:
+        return self.encoder(self.src_embed(src), self.src_mask(src), need_weights)
+
+    def _decode(
+        self, tgt: Tensor, memory: Tensor, src: Tensor, need_weights: bool
+    ) -> tuple[Tensor, list[Tensor], list[Tensor]]:
+        y, self_ws, cross_ws = self.decoder(
+            self.tgt_embed(tgt), memory, self.tgt_mask(tgt), self.src_mask(src), need_weights
+        )
+        return self.generator(y), self_ws, cross_ws
 
 
 def count_parameters(model: nn.Module) -> int:
     """Trainable parameters, each shared tensor counted once."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {describe(model)}")
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+# ---------------------------------------------------------------- checkpoints
+
+
+class CheckpointError(ValueError):
+    """A file that is not a checkpoint :func:`load_checkpoint` can read, and why."""
 
 
 def save_checkpoint(
@@ -286,22 +414,107 @@ def save_checkpoint(
     """
     from safetensors.torch import save_model
 
+    if not isinstance(model, Transformer):
+        raise TypeError(f"model must be a Transformer, got {describe(model)}")
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path must be a str or a pathlib.Path, got {describe(path)}")
+    bad = {k: v for k, v in metadata.items() if not isinstance(v, str)}
+    if bad:
+        raise TypeError(f"metadata values must be strings, got {bad}")
     meta = {"config": json.dumps(dataclasses.asdict(model.config)), **metadata}
     save_model(copy.deepcopy(model).to(dtype) if dtype else model, str(path), metadata=meta)
+
+
+# names of checkpoints written before Encoder and Decoder were modules of their own
+_LEGACY_NAMES = [
+    (re.compile(r"^(encoder|decoder)\.(\d+)\."), r"\1.layers.\2."),
+    (re.compile(r"^(encoder|decoder)_norm\."), r"\1.norm."),
+]
+
+
+def _current_name(name: str) -> str:
+    for pattern, replacement in _LEGACY_NAMES:
+        name = pattern.sub(replacement, name)
+    return name
+
+
+def _read_safetensors(path: Path) -> tuple[dict[str, Tensor], dict[str, str]]:
+    """Tensors and metadata of a safetensors file, or a :class:`CheckpointError` saying why not."""
+    from safetensors import SafetensorError
+    from safetensors.torch import load
+
+    if not path.exists():
+        raise CheckpointError(f"no checkpoint at {str(path)!r}: the file does not exist")
+    if path.is_dir():
+        raise CheckpointError(f"{str(path)!r} is a directory, not a checkpoint file")
+    data = path.read_bytes()
+    if not data:
+        raise CheckpointError(f"{str(path)!r} is empty (0 bytes): not a checkpoint")
+    looks_safetensors = data[8:9] == b"{"  # 8 bytes of header length, then a JSON header
+    if not looks_safetensors and (data[:1] == b"\x80" or data[:2] == b"PK"):
+        raise CheckpointError(
+            f"{str(path)!r} looks like a pickle or torch.save file; attnbook checkpoints are "
+            "safetensors (never pickle, which can run code when loaded): write them with "
+            "save_checkpoint"
+        )
+    try:
+        tensors = load(data)
+        header_size = int.from_bytes(data[:8], "little")
+        header = json.loads(data[8 : 8 + header_size])
+    except (SafetensorError, ValueError, UnicodeDecodeError) as error:
+        raise CheckpointError(
+            f"{str(path)!r} ({len(data)} bytes) is not a complete safetensors file: {error}"
+        ) from None
+    return tensors, dict(header.get("__metadata__") or {})
 
 
 def load_checkpoint(
     path: str | Path, device: str | torch.device = "cpu"
 ) -> tuple[Transformer, dict]:
-    """The model saved by :func:`save_checkpoint` (in eval mode) and its metadata."""
-    from safetensors import safe_open
-    from safetensors.torch import load_model
+    """The model saved by :func:`save_checkpoint` (in eval mode) and its metadata.
 
-    with safe_open(str(path), framework="pt") as f:
-        metadata = dict(f.metadata() or {})
+    A path that is missing, a directory, or a file that is not such a checkpoint (empty,
+    truncated, a pickle, another safetensors file, config metadata that is not JSON) raises
+    :class:`CheckpointError` (a ``ValueError``) saying which.
+    """
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path must be a str or a pathlib.Path, got {describe(path)}")
+    path = Path(path)
+    tensors, metadata = _read_safetensors(path)
     if "config" not in metadata:
-        raise ValueError(f"{path} has no 'config' metadata: not an attnbook checkpoint")
-    model = Transformer(TransformerConfig(**json.loads(metadata.pop("config"))))
-    load_model(model, str(path), device=str(device))
-    names = model.state_dict().keys()  # safetensors also records which tensors were shared
-    return model.to(device).eval(), {k: v for k, v in metadata.items() if k not in names}
+        raise CheckpointError(f"{str(path)!r} has no 'config' metadata: not an attnbook checkpoint")
+    try:
+        fields = json.loads(metadata.pop("config"))
+    except json.JSONDecodeError as error:
+        raise CheckpointError(
+            f"{str(path)!r}: its 'config' metadata is not JSON ({error})"
+        ) from None
+    try:
+        model = Transformer(TransformerConfig(**fields))
+    except (TypeError, ValueError) as error:
+        raise CheckpointError(
+            f"{str(path)!r}: its 'config' metadata is not a TransformerConfig ({error})"
+        ) from None
+    state = {_current_name(name): t for name, t in tensors.items()}
+    expected = model.state_dict()
+    # safetensors stores each shared tensor once: fill in the names it left out
+    for name in expected:
+        if name not in state:
+            ptr = expected[name].data_ptr()
+            twin = next(
+                (n for n, t in expected.items() if n in state and t.data_ptr() == ptr), None
+            )
+            if twin is not None:
+                state[name] = state[twin]
+    missing = sorted(set(expected) - set(state))
+    unexpected = sorted(set(state) - set(expected))
+    wrong = [n for n in expected if n in state and state[n].shape != expected[n].shape]
+    if missing or unexpected or wrong:
+        raise CheckpointError(
+            f"{str(path)!r}: its tensors do not fit its config (missing {missing[:3]}, "
+            f"unexpected {unexpected[:3]}, wrong shape {wrong[:3]})"
+        )
+    model.load_state_dict({n: t.to(expected[n].dtype) for n, t in state.items()})
+    # safetensors also records which tensors were shared, under their names: leave those out
+    extra = {k: v for k, v in metadata.items() if _current_name(k) not in expected}
+    return model.to(device).eval(), extra

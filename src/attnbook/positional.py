@@ -23,12 +23,13 @@ import math
 import torch
 from torch import Tensor, nn
 
+from attnbook.checks import check_float, check_int, check_tensor
+
 LAYOUTS = ("interleaved", "concatenated")
 
 
 def _check_positive(name: str, value: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    check_int(name, value)
 
 
 def _check_d_model(d_model: int) -> None:
@@ -46,8 +47,7 @@ def _check_layout(layout: str) -> None:
 
 
 def _check_base(base: float) -> None:
-    if not base > 1.0:
-        raise ValueError(f"base must be greater than 1, got {base!r}")
+    check_float("base", base, 1.0, low_open=True)
 
 
 def frequencies(d_model: int, base: float = 10000.0) -> Tensor:
@@ -121,8 +121,7 @@ def rotation_matrix(
     ``k`` may be negative: M_{−k} = M_kᵀ = M_k⁻¹. Returns ``(d_model, d_model)``; for the
     row-per-position table that reads ``PE[pos + k] = PE[pos] @ M_k.T``.
     """
-    if not isinstance(k, int) or isinstance(k, bool):
-        raise ValueError(f"the offset k must be an int, got {k!r}")
+    check_int("k", k, minimum=None)
     _check_d_model(d_model)
     _check_layout(layout)
     half = d_model // 2
@@ -168,6 +167,7 @@ def apply_rope(
     Returns:
         the rotated tensor, same shape and dtype as ``x``.
     """
+    check_tensor("x", x, kind="float", hint="(..., T, d)")
     if x.dim() < 2:
         raise ValueError(f"x must have shape (..., T, d), got {tuple(x.shape)}")
     T, d = x.shape[-2], x.shape[-1]
@@ -193,6 +193,7 @@ def apply_rope(
 
 
 def _check_input(x: Tensor, d_model: int, max_len: int) -> int:
+    check_tensor("x", x, kind="float", hint=f"(B, T, d_model={d_model})")
     if x.dim() < 2 or x.size(-1) != d_model:
         raise ValueError(
             f"x must have shape (B, T, d_model={d_model}) (or (T, d_model)), got {tuple(x.shape)}"

@@ -4,7 +4,6 @@ the shipped checkpoint: the date translator and the copy task.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from importlib import resources
@@ -12,28 +11,20 @@ from importlib import resources
 import torch
 from torch import Tensor
 
+from attnbook.checks import check_int, describe
 from attnbook.data import (
     COPY_VOCAB,
     DATE_VOCAB,
     copy_batch,
-    date_examples,
+    date_batches,
     date_split,
-    encode_pairs,
 )
 from attnbook.decode import greedy_decode, translate
 from attnbook.model import Transformer, TransformerConfig, load_checkpoint
-from attnbook.train import train, warmup_linear_decay
+from attnbook.train import History, fit, seq2seq_batch_loss, warmup_linear_decay
 from attnbook.utils import set_seed
 
 DATE_CHECKPOINT = "dates_tiny.safetensors"
-
-
-def date_batches(dates: Sequence, batch_size: int, seed: int) -> Iterator[tuple[Tensor, Tensor]]:
-    """Endless batches of fresh (date, format) draws from ``dates``."""
-    rng = random.Random(seed)
-    while True:
-        examples = date_examples(dates, batch_size, seed=rng.randrange(2**31))
-        yield encode_pairs([(s, t) for s, t, _ in examples])
 
 
 def train_date_model(
@@ -45,15 +36,16 @@ def train_date_model(
     device: str | torch.device = "cpu",
     progress: bool = True,
     **config_overrides,
-) -> tuple[Transformer, dict[str, list[float]]]:
+) -> tuple[Transformer, History]:
     """Train ``TransformerConfig.tiny`` on the date task (train split of ``date_split(0)``)."""
     set_seed(seed)
     train_dates, _ = date_split(seed=0)
     config = TransformerConfig.tiny(len(DATE_VOCAB), **config_overrides)
     model = Transformer(config).to(device)
-    history = train(
+    history = fit(
         model,
         date_batches(train_dates, batch_size, seed),
+        seq2seq_batch_loss(),
         steps,
         lambda s: warmup_linear_decay(s, peak_lr, warmup, steps),
         progress=progress,
@@ -62,16 +54,15 @@ def train_date_model(
     return model, history
 
 
-def held_out_dates(n: int = 1000, seed: int = 123) -> list[tuple[str, str, str]]:
-    """``n`` (source, ISO, format) examples whose dates never occur in training."""
-    _, held = date_split(seed=0)
-    return date_examples(held, n, seed=seed)
-
-
 def date_accuracy(
     model: Transformer, examples: Sequence[tuple[str, str, str]]
 ) -> tuple[float, dict[str, float], list[str]]:
     """Exact-match accuracy overall and per input format, and the predictions (greedy)."""
+    if isinstance(examples, str) or not isinstance(examples, Sequence) or not examples:
+        raise TypeError(
+            "examples must be a non-empty list of (source, ISO target, format) triples such as "
+            f"held_out_dates() returns, got {describe(examples)}"
+        )
     predictions = translate(model, [s for s, _, _ in examples], DATE_VOCAB)
     right, total = Counter(), Counter()
     for p, (_, y, fmt) in zip(predictions, examples):
@@ -89,21 +80,31 @@ def load_date_model(device: str | torch.device = "cpu") -> Transformer:
     return model
 
 
+def copy_batches(
+    steps: int, batch_size: int = 64, T: int = 10, seed: int = 0
+) -> Iterator[tuple[Tensor, Tensor]]:
+    """``steps`` batches of :func:`~attnbook.data.sequences.copy_batch`, drawn at once from ``seed``
+    (the same numbers as ``steps`` draws of ``batch_size`` rows one after the other)."""
+    check_int("steps", steps)
+    g = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
+    src, tgt = copy_batch(steps * batch_size, T, generator=g)  # (steps·B, T), (steps·B, T + 2)
+    return zip(src.split(batch_size), tgt.split(batch_size))
+
+
 def train_copy_model(
     steps: int = 320,
     batch_size: int = 64,
     T: int = 10,
     seed: int = 0,
     progress: bool = True,
-) -> tuple[Transformer, dict[str, list[float]]]:
+) -> tuple[Transformer, History]:
     """The classic copy task (vocabulary 11, length 10) on ``TransformerConfig.tiny``."""
     set_seed(seed)
-    g = torch.Generator().manual_seed(seed)
     model = Transformer(TransformerConfig.tiny(COPY_VOCAB))
-    batches = iter(lambda: copy_batch(batch_size, T, generator=g), None)
-    history = train(
+    history = fit(
         model,
-        batches,
+        copy_batches(steps, batch_size, T, seed),
+        seq2seq_batch_loss(),
         steps,
         lambda s: warmup_linear_decay(s, 5e-3, 30, steps),
         progress=progress,

@@ -9,9 +9,10 @@ loop (:class:`ElmanRNN`), measures how its gradients ‖∂h_T/∂x_t‖ shrink 
 with the distance T − t (Bengio et al. 1994; Pascanu et al. 2013), and builds the
 "traditional" attention the Transformer replaced: an RNN encoder–decoder with the
 additive attention of Bahdanau et al. (2015) (:class:`AdditiveAttention`,
-:class:`RNNEncoderDecoder`). It also holds the long-range recall task and the two
-small models the RNN chapter trains on it, and the measuring helpers behind the
-chapter's version of the paper's Table 1.
+:class:`RNNEncoderDecoder`). It also holds the two small models the RNN chapter trains
+on the long-range recall task (:func:`attnbook.data.sequences.recall_batch`), and the graph
+measurements behind the chapter's version of the paper's Table 1 (timings:
+:mod:`attnbook.measure`).
 
 Everything returns what it computed; nothing is stored on a module.
 """
@@ -19,14 +20,16 @@ Everything returns what it computed; nothing is stored on a module.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
-from attnbook.attention import MultiHeadAttention
-from attnbook.utils import flush_denormals
+from attnbook.attention import MultiHeadAttention, masked_softmax
+from attnbook.checks import check_float, check_generator, check_int, check_tensor
+from attnbook.data.sequences import recall_batch, recall_vocab_size
+from attnbook.train import History, fit
 
 # ---------------------------------------------------------------- the recurrence
 
@@ -41,8 +44,8 @@ class ElmanRNN(nn.Module):
 
     def __init__(self, d_in: int, d_h: int) -> None:
         super().__init__()
-        if d_in < 1 or d_h < 1:
-            raise ValueError(f"d_in and d_h must be positive, got d_in={d_in}, d_h={d_h}")
+        check_int("d_in", d_in)
+        check_int("d_h", d_h)
         self.d_in, self.d_h = d_in, d_h
         self.W_xh = nn.Linear(d_in, d_h)  # input → hidden
         self.W_hh = nn.Linear(d_h, d_h)  # hidden → hidden: the recurrent weights
@@ -52,6 +55,7 @@ class ElmanRNN(nn.Module):
 
         Returns ``(H, h_T)``: all hidden states ``(B, T, d_h)`` and the last ``(B, d_h)``.
         """
+        check_tensor("x", x, kind="float", hint=f"(B, T, d_in={self.d_in})")
         if x.dim() != 3 or x.size(-1) != self.d_in:
             raise ValueError(f"x must have shape (B, T, d_in={self.d_in}), got {tuple(x.shape)}")
         B, T, _ = x.shape
@@ -200,8 +204,8 @@ class AdditiveAttention(nn.Module):
 
     def __init__(self, d_s: int, d_h: int, d_a: int) -> None:
         super().__init__()
-        if min(d_s, d_h, d_a) < 1:
-            raise ValueError(f"d_s, d_h, d_a must be positive, got {d_s}, {d_h}, {d_a}")
+        for name, value in (("d_s", d_s), ("d_h", d_h), ("d_a", d_a)):
+            check_int(name, value)
         self.d_s, self.d_h = d_s, d_h
         self.W_a = nn.Linear(d_s, d_a, bias=False)
         self.U_a = nn.Linear(d_h, d_a, bias=False)
@@ -214,6 +218,8 @@ class AdditiveAttention(nn.Module):
         Returns ``(c, α)``: the context ``(B, d_h)`` and the weights ``(B, T_x)``.
         Masked positions get exactly 0 weight; an all-masked row gets all zeros.
         """
+        check_tensor("s", s, kind="float", hint=f"(B, d_s={self.d_s})")
+        check_tensor("H", H, kind="float", hint=f"(B, T_x, d_h={self.d_h})")
         if s.dim() != 2 or s.size(-1) != self.d_s:
             raise ValueError(f"s must have shape (B, d_s={self.d_s}), got {tuple(s.shape)}")
         if H.dim() != 3 or H.size(-1) != self.d_h or H.size(0) != s.size(0):
@@ -222,15 +228,12 @@ class AdditiveAttention(nn.Module):
             )
         e = self.v_a(torch.tanh(self.W_a(s)[:, None, :] + self.U_a(H))).squeeze(-1)  # (B, T_x)
         if mask is not None:
-            if mask.dtype != torch.bool or mask.shape != e.shape:
+            check_tensor("mask", mask, kind="bool", hint=f"(B, T_x) = {tuple(e.shape)}")
+            if mask.shape != e.shape:
                 raise ValueError(
-                    f"mask must be a bool tensor of shape (B, T_x) = {tuple(e.shape)}, "
-                    f"got {mask.dtype} {tuple(mask.shape)}"
+                    f"mask must have shape (B, T_x) = {tuple(e.shape)}, got {tuple(mask.shape)}"
                 )
-            e = e.masked_fill(~mask, float("-inf"))
-        alpha = torch.softmax(e, dim=-1)  # (B, T_x), rows sum to 1
-        if mask is not None:
-            alpha = alpha.masked_fill(~mask, 0.0)  # also turns an all-masked row's NaN into 0
+        alpha = masked_softmax(e, mask)  # (B, T_x), rows sum to 1; an all-masked row gets 0
         c = (alpha[:, :, None] * H).sum(dim=1)  # (B, d_h): Σ_j α_ij h_j
         return c, alpha
 
@@ -252,8 +255,14 @@ class RNNEncoderDecoder(nn.Module):
         self, src_vocab: int, tgt_vocab: int, d_emb: int = 32, d_h: int = 32, d_a: int = 32
     ) -> None:
         super().__init__()
-        if min(src_vocab, tgt_vocab, d_emb, d_h, d_a) < 1:
-            raise ValueError("vocabulary sizes and dimensions must be positive")
+        for name, value in (
+            ("src_vocab", src_vocab),
+            ("tgt_vocab", tgt_vocab),
+            ("d_emb", d_emb),
+            ("d_h", d_h),
+            ("d_a", d_a),
+        ):
+            check_int(name, value)
         self.d_h = d_h
         self.src_emb = nn.Embedding(src_vocab, d_emb)
         self.tgt_emb = nn.Embedding(tgt_vocab, d_emb)
@@ -271,7 +280,9 @@ class RNNEncoderDecoder(nn.Module):
         Returns ``(logits, alignment)``: ``(B, T_y, tgt_vocab)`` and the attention
         weights ``(B, T_y, T_x)``, row i over all source positions.
         """
-        if src.dim() != 2 or tgt_in.dim() != 2 or src.size(0) != tgt_in.size(0):
+        check_tensor("src", src, 2, "long", "(B, T_x)")
+        check_tensor("tgt_in", tgt_in, 2, "long", "(B, T_y)")
+        if src.size(0) != tgt_in.size(0):
             raise ValueError(
                 f"src and tgt_in must be (B, T) with the same B, got {tuple(src.shape)} "
                 f"and {tuple(tgt_in.shape)}"
@@ -288,25 +299,7 @@ class RNNEncoderDecoder(nn.Module):
         return torch.stack(logits, dim=1), torch.stack(alignment, dim=1)
 
 
-# ---------------------------------------------------------------- the recall task
-
-QUERY = 0  # token id of the "?" that asks for the first symbol
-
-
-def recall_batch(
-    B: int, n: int, K: int = 8, generator: torch.Generator | None = None
-) -> tuple[Tensor, Tensor]:
-    """Recall the first symbol after ``n`` distractors.
-
-    Each sequence is ``[s, d_1, …, d_n, ?]`` with s and the d's drawn uniformly
-    from the K symbols (ids 1 … K) and ``?`` the id :data:`QUERY`; the target is
-    s. Returns ``x`` ``(B, n + 2)`` and ``y`` ``(B,)``. Chance accuracy is 1/K.
-    """
-    if B < 1 or n < 0 or K < 2:
-        raise ValueError(f"recall_batch needs B >= 1, n >= 0, K >= 2; got B={B}, n={n}, K={K}")
-    symbols = torch.randint(1, K + 1, (B, n + 1), generator=generator)  # (B, n + 1)
-    query = torch.full((B, 1), QUERY, dtype=torch.long)
-    return torch.cat([symbols, query], dim=1), symbols[:, 0].clone()
+# ---------------------------------------------------------------- the recall models
 
 
 class RecallRNN(nn.Module):
@@ -317,12 +310,14 @@ class RecallRNN(nn.Module):
         layers = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
         if cell not in layers:
             raise ValueError(f"cell must be one of {sorted(layers)}, got {cell!r}")
-        self.embed = nn.Embedding(K + 1, d)
+        self.vocab = recall_vocab_size(K)  # <pad>, <bos>, <eos>, ?, then the K symbols
+        self.embed = nn.Embedding(self.vocab, check_int("d", d))
         self.recurrent = layers[cell](d, d, batch_first=True)
-        self.readout = nn.Linear(d, K + 1)
+        self.readout = nn.Linear(d, self.vocab)
 
     def forward(self, x: Tensor) -> Tensor:
-        """``x`` ``(B, T)`` token ids → logits ``(B, K + 1)`` from the last hidden state."""
+        """``x`` ``(B, T)`` token ids → logits ``(B, vocab)`` from the last hidden state."""
+        _check_recall_input(x, self.vocab)
         H, _ = self.recurrent(self.embed(x))  # (B, T, d)
         return self.readout(H[:, -1])
 
@@ -336,21 +331,29 @@ class RecallAttention(nn.Module):
 
     def __init__(self, K: int = 8, d: int = 32, h: int = 4, max_len: int = 512) -> None:
         super().__init__()
-        if max_len < 1:
-            raise ValueError(f"max_len must be positive, got {max_len}")
-        self.embed = nn.Embedding(K + 1, d)
-        self.position = nn.Embedding(max_len, d)
+        self.vocab = recall_vocab_size(K)  # <pad>, <bos>, <eos>, ?, then the K symbols
+        self.embed = nn.Embedding(self.vocab, check_int("d", d))
+        self.position = nn.Embedding(check_int("max_len", max_len), d)
         self.attention = MultiHeadAttention(d, h)
-        self.readout = nn.Linear(d, K + 1)
+        self.readout = nn.Linear(d, self.vocab)
 
     def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
-        """``x`` ``(B, T)`` → ``(logits (B, K + 1), weights (B, h, 1, T))``."""
+        """``x`` ``(B, T)`` → ``(logits (B, vocab), weights (B, h, 1, T))``."""
+        _check_recall_input(x, self.vocab)
         T = x.size(1)
         if T > self.position.num_embeddings:
-            raise ValueError(f"sequence length {T} exceeds max_len={self.position.num_embeddings}")
+            raise ValueError(
+                f"x of shape {tuple(x.shape)} is longer than max_len={self.position.num_embeddings}"
+            )
         z = self.embed(x) + self.position(torch.arange(T, device=x.device))  # (B, T, d)
         out, weights = self.attention(z[:, -1:], z, z)  # (B, 1, d), (B, h, 1, T)
         return self.readout(out[:, 0]), weights
+
+
+def _check_recall_input(x: Tensor, vocab: int) -> None:
+    check_tensor("x", x, 2, "long", "(B, T)")
+    if x.size(1) == 0 or (x.numel() and (x.min() < 0 or x.max() >= vocab)):
+        raise ValueError(f"x must be non-empty (B, T) ids in [0, {vocab}), got {tuple(x.shape)}")
 
 
 def _logits(model: nn.Module, x: Tensor) -> Tensor:
@@ -358,7 +361,12 @@ def _logits(model: nn.Module, x: Tensor) -> Tensor:
     return out[0] if isinstance(out, tuple) else out
 
 
-@flush_denormals()
+def recall_loss(model: nn.Module, batch: tuple[Tensor, Tensor]) -> Tensor:
+    """Cross-entropy of the model's guess of the first symbol, for a ``(x, y)`` batch."""
+    x, y = batch
+    return F.cross_entropy(_logits(model, x), y)
+
+
 def train_recall(
     model: nn.Module,
     n: int,
@@ -367,29 +375,23 @@ def train_recall(
     lr: float = 1e-2,
     K: int = 8,
     generator: torch.Generator | None = None,
-    callback: Callable[[int, float], None] | None = None,
-) -> list[float]:
-    """Train ``model`` on :func:`recall_batch` with Adam and cross-entropy; return the losses.
+    callback: Callable[[int, Tensor], object] | None = None,
+) -> History:
+    """Train ``model`` on :func:`~attnbook.data.sequences.recall_batch` with Adam (PyTorch's default
+    β = (0.9, 0.999), ε = 1e-8) at a constant ``lr`` and cross-entropy.
 
-    ``callback(step, loss)``, if given, runs after every step (for example to
-    advance a progress bar).
+    ``callback(step, loss)``, if given, runs after every step (for example to advance a
+    progress bar); see :func:`attnbook.train.fit`.
     """
-    if steps < 1 or B < 1 or lr <= 0:
-        raise ValueError(f"need steps >= 1, B >= 1 and lr > 0; got {steps}, {B}, {lr}")
-    device = next(model.parameters()).device
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    losses = []
-    model.train()
-    for step in range(steps):
-        x, y = recall_batch(B, n, K, generator)  # (B, n + 2), (B,)
-        loss = nn.functional.cross_entropy(_logits(model, x.to(device)), y.to(device))
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-        if callback is not None:
-            callback(step, losses[-1])
-    return losses
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    check_int("n", n, minimum=0)
+    check_int("B", B)
+    check_float("lr", lr, 0.0, low_open=True)
+    check_generator("generator", generator)
+    batches = iter(lambda: recall_batch(B, n, K, generator), None)  # (B, n + 2), (B,)
+    adam = dict(optimizer="adam", betas=(0.9, 0.999), eps=1e-8)  # PyTorch's defaults
+    return fit(model, batches, recall_loss, steps, lr, **adam, callback=callback, progress=False)
 
 
 @torch.no_grad()
@@ -405,32 +407,6 @@ def recall_accuracy(
 
 
 # ---------------------------------------------------------------- measuring Table 1
-
-
-def time_forward_backward(
-    f: Callable[[Tensor], Tensor], x: Tensor, repeats: int = 3, warmup: int = 1
-) -> float:
-    """Wall time in seconds of ``f(x).sum().backward()``: the fastest of ``repeats`` runs.
-
-    The minimum, as :mod:`timeit` recommends: the other runs were slowed by
-    something else on the machine. CUDA work is synchronised before each reading.
-    """
-    if repeats < 1 or warmup < 0:
-        raise ValueError(f"need repeats >= 1 and warmup >= 0, got {repeats}, {warmup}")
-
-    def once() -> float:
-        x_ = x.detach().requires_grad_(True)
-        if x_.is_cuda:
-            torch.cuda.synchronize(x_.device)
-        start = time.perf_counter()
-        f(x_).sum().backward()
-        if x_.is_cuda:
-            torch.cuda.synchronize(x_.device)
-        return time.perf_counter() - start
-
-    for _ in range(warmup):
-        once()
-    return min(once() for _ in range(repeats))
 
 
 def graph_depth(y: Tensor) -> int:

@@ -8,8 +8,9 @@ grow like √d_k and the softmax saturates, where its Jacobian
 
 vanishes. This module measures all of that: samples of q·k, the softmax Jacobian
 and its norm, the entropy of the weights, saturation statistics for random
-queries and keys, and a one-layer attention model (with a free ``scale``) on a
-key–value retrieval task, used to train with scale 1, 1/√d_k and 1/d_k.
+queries and keys, and a one-layer attention model (with a free ``scale``) for the
+key–value retrieval task (:func:`attnbook.data.retrieval.retrieval_batch`), used to train with
+scale 1, 1/√d_k and 1/d_k.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import torch
 from torch import Tensor, nn
 
 from attnbook.attention import scaled_dot_product_attention
+from attnbook.checks import check_float, check_int, check_tensor
 
 #: The three scalings the chapter compares: the factor multiplying q·k.
 SCALINGS: dict[str, str] = {"none": "1", "sqrt": "1/√d_k", "linear": "1/d_k"}
@@ -28,8 +30,7 @@ SCALINGS: dict[str, str] = {"none": "1", "sqrt": "1/√d_k", "linear": "1/d_k"}
 
 def scale_factor(d_k: int, scaling: str) -> float:
     """The factor on q·k: 1 (``"none"``), 1/√d_k (``"sqrt"``, Eq. 1), 1/d_k (``"linear"``)."""
-    if not isinstance(d_k, int) or d_k < 1:
-        raise ValueError(f"d_k must be a positive int, got {d_k!r}")
+    check_int("d_k", d_k)
     if scaling == "none":
         return 1.0
     if scaling == "sqrt":
@@ -51,12 +52,10 @@ def dot_products(
     Mean 0 and variance σ⁴·d_k. Drawn ``chunk`` pairs at a time to bound memory.
     Returns a float32 tensor of shape ``(n,)``.
     """
-    if not isinstance(d_k, int) or d_k < 1:
-        raise ValueError(f"d_k must be a positive int, got {d_k!r}")
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be a positive int, got {n!r}")
-    if sigma <= 0:
-        raise ValueError(f"sigma must be positive, got {sigma}")
+    check_int("d_k", d_k)
+    check_int("n", n)
+    check_float("sigma", sigma, 0.0, low_open=True)
+    check_int("chunk", chunk)
     out = []
     for start in range(0, n, chunk):
         m = min(chunk, n - start)
@@ -68,16 +67,14 @@ def dot_products(
 
 def entropy(p: Tensor, dim: int = -1) -> Tensor:
     """H(p) = −Σⱼ pⱼ log pⱼ in nats along ``dim`` (0·log 0 = 0); between 0 and log T."""
-    if not isinstance(p, Tensor) or not p.is_floating_point():
-        raise ValueError("p must be a floating-point tensor of probabilities")
+    check_tensor("p", p, kind="float")
     if (p < 0).any():
         raise ValueError("p must be non-negative: it is a probability distribution")
     return -torch.special.xlogy(p, p).sum(dim=dim)
 
 
 def _check_scores(scores: Tensor) -> None:
-    if not isinstance(scores, Tensor) or not scores.is_floating_point():
-        raise ValueError("scores must be a floating-point tensor of shape (..., T)")
+    check_tensor("scores", scores, kind="float", hint="(..., T)")
     if scores.dim() < 1 or scores.size(-1) == 0:
         raise ValueError(f"scores must have shape (..., T) with T ≥ 1, got {tuple(scores.shape)}")
 
@@ -127,12 +124,10 @@ def softmax_saturation(
     sⱼ = scale · q·kⱼ. Since s = scale · K q, the chain rule gives
     ∂p/∂q = J · scale · K with J = diag(p) − p pᵀ.
     """
-    if not isinstance(d_k, int) or d_k < 1:
-        raise ValueError(f"d_k must be a positive int, got {d_k!r}")
-    if not (isinstance(T, int) and T >= 2 and isinstance(n, int) and n >= 1):
-        raise ValueError(f"need T ≥ 2 keys and n ≥ 1 queries, got T={T!r}, n={n!r}")
-    if scale <= 0:
-        raise ValueError(f"scale must be positive, got {scale}")
+    check_int("d_k", d_k)
+    check_int("T", T, minimum=2)
+    check_int("n", n)
+    check_float("scale", scale, 0.0, low_open=True)
     parts = []
     for start in range(0, n, chunk):
         m = min(chunk, n - start)
@@ -156,44 +151,6 @@ def softmax_saturation(
     return Saturation(*torch.cat(parts, dim=1))
 
 
-class RetrievalBatch(NamedTuple):
-    """A batch of the key–value retrieval task."""
-
-    keys: Tensor  # (B, T) key ids, distinct within each sequence
-    values: Tensor  # (B, T) value ids, one per key
-    query: Tensor  # (B,) one of the sequence's keys
-    target: Tensor  # (B,) the value stored under that key
-    position: Tensor  # (B,) where the queried key sits: the key attention should find
-
-
-def retrieval_batch(
-    B: int,
-    T: int = 16,
-    n_keys: int = 32,
-    n_values: int = 16,
-    generator: torch.Generator | None = None,
-    device: torch.device | str | None = None,
-) -> RetrievalBatch:
-    """Key–value retrieval: T (key, value) pairs and a query key; answer its value.
-
-    One attention layer solves it exactly by putting all its weight on the pair
-    whose key equals the query, so the task rewards a sharp, content-based
-    attention pattern. Chance accuracy is 1/n_values.
-    """
-    if not all(isinstance(x, int) and x >= 1 for x in (B, T, n_keys, n_values)):
-        raise ValueError(
-            f"B, T, n_keys, n_values must be positive ints, got {B, T, n_keys, n_values}"
-        )
-    if T > n_keys:
-        raise ValueError(f"T={T} distinct keys need n_keys ≥ T, got n_keys={n_keys}")
-    keys = torch.rand(B, n_keys, generator=generator).argsort(dim=-1)[:, :T]  # (B, T)
-    values = torch.randint(n_values, (B, T), generator=generator)  # (B, T)
-    position = torch.randint(T, (B,), generator=generator)  # (B,)
-    rows = torch.arange(B)
-    batch = RetrievalBatch(keys, values, keys[rows, position], values[rows, position], position)
-    return RetrievalBatch(*(t.to(device) for t in batch))
-
-
 class RetrievalAttention(nn.Module):
     """One attention head with a free ``scale``: softmax(scale · q Kᵀ) V, then a readout.
 
@@ -207,13 +164,14 @@ class RetrievalAttention(nn.Module):
         self, d_model: int, d_k: int, scale: float, n_keys: int = 32, n_values: int = 16
     ) -> None:
         super().__init__()
-        if min(d_model, d_k, n_keys, n_values) < 1:
-            raise ValueError(
-                f"sizes must be positive: d_model={d_model}, d_k={d_k}, "
-                f"n_keys={n_keys}, n_values={n_values}"
-            )
-        if scale <= 0:
-            raise ValueError(f"scale must be positive, got {scale}")
+        for name, value in (
+            ("d_model", d_model),
+            ("d_k", d_k),
+            ("n_keys", n_keys),
+            ("n_values", n_values),
+        ):
+            check_int(name, value)
+        check_float("scale", scale, 0.0, low_open=True)
         self.d_model, self.d_k, self.scale = d_model, d_k, float(scale)
         self.E_key = nn.Embedding(n_keys, d_model)
         self.E_value = nn.Embedding(n_values, d_model)
@@ -229,7 +187,10 @@ class RetrievalAttention(nn.Module):
 
         Returns ``(logits, weights)``: ``(B, n_values)`` and ``(B, T)``.
         """
-        if keys.dim() != 2 or keys.shape != values.shape or query.shape != keys.shape[:1]:
+        check_tensor("keys", keys, 2, "long", "(B, T)")
+        check_tensor("values", values, 2, "long", "(B, T)")
+        check_tensor("query", query, 1, "long", "(B,)")
+        if keys.shape != values.shape or query.shape != keys.shape[:1]:
             raise ValueError(
                 "keys and values must be (B, T) and query (B,); got "
                 f"{tuple(keys.shape)}, {tuple(values.shape)}, {tuple(query.shape)}"

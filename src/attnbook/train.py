@@ -1,18 +1,27 @@
-"""Training: the paper's learning-rate schedule (§5.3), label smoothing (§5.4), mixed
-precision, and a small training loop."""
+"""Training: THE training loop of the book (:func:`fit`), the paper's learning-rate schedule
+(§5.3), label smoothing (§5.4), mixed precision, and what a training step keeps in memory.
+
+Every model in the book trains through :func:`fit` with its own loss function
+``loss_fn(model, batch) -> loss``; the loop is written once.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 import torch.nn.functional as F
-from torch import Tensor
+from torch import Tensor, nn
 from tqdm.auto import tqdm
 
-from attnbook.model import Transformer
+from attnbook.checks import check_float, check_int, check_tensor, describe
 from attnbook.utils import flush_denormals
+
+# ---------------------------------------------------------------- schedules
 
 
 def noam_lr(step: int, d_model: int, warmup: int) -> float:
@@ -20,8 +29,8 @@ def noam_lr(step: int, d_model: int, warmup: int) -> float:
 
     Linear warm-up for ``warmup`` steps, then decay ∝ 1/√step. ``step`` counts from 1.
     """
-    if step < 1 or d_model < 1 or warmup < 1:
-        raise ValueError(f"step, d_model and warmup must be >= 1, got {step}, {d_model}, {warmup}")
+    for name, value in (("step", step), ("d_model", d_model), ("warmup", warmup)):
+        check_int(name, value)
     return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
@@ -30,9 +39,15 @@ def warmup_linear_decay(step: int, peak: float, warmup: int, steps: int) -> floa
 
     For short runs: Eq. (3) decays as 1/√step and is still high when a 600-step run ends.
     """
-    if not 1 <= warmup < steps or step < 1:
-        raise ValueError(f"need 1 <= warmup < steps and step >= 1, got {warmup}, {steps}, {step}")
+    for name, value in (("step", step), ("warmup", warmup), ("steps", steps)):
+        check_int(name, value)
+    check_float("peak", peak, 0.0)
+    if warmup >= steps:
+        raise ValueError(f"need warmup < steps, got warmup={warmup}, steps={steps}")
     return peak * min(step / warmup, max(0.0, (steps - step) / (steps - warmup)))
+
+
+# ---------------------------------------------------------------- losses
 
 
 def smoothed_targets(
@@ -44,14 +59,13 @@ def smoothed_targets(
     uniform distribution over all ``V`` classes. Returns ``(*target.shape, V)`` in ``dtype``
     (default: PyTorch's default float type).
     """
-    if not 0.0 <= epsilon < 1.0:
-        raise ValueError(f"epsilon must be in [0, 1), got {epsilon}")
-    if V < 2:
-        raise ValueError(f"need at least V = 2 classes, got {V}")
-    if target.dtype != torch.long:
-        raise ValueError(f"target must hold long class ids, got {target.dtype}")
+    check_float("epsilon", epsilon, 0.0, 1.0, high_open=True)
+    check_int("V", V, minimum=2)
+    check_tensor("target", target, kind="long")
     if target.numel() and (target.min() < 0 or target.max() >= V):
-        raise ValueError(f"target ids must lie in [0, {V}), got [{target.min()}, {target.max()}]")
+        raise ValueError(
+            f"target ids must lie in [0, {V}), got [{int(target.min())}, {int(target.max())}]"
+        )
     one_hot = F.one_hot(target, V).to(dtype or torch.get_default_dtype())  # (*, V)
     return (1 - epsilon) * one_hot + epsilon / V
 
@@ -65,6 +79,8 @@ def label_smoothing_loss(
     :func:`smoothed_targets`. Written out from the definition; it equals
     ``F.cross_entropy(..., label_smoothing=epsilon, ignore_index=ignore_index)``.
     """
+    check_tensor("logits", logits, kind="float")
+    check_tensor("target", target, kind="long")
     if logits.dim() < 1 or logits.shape[:-1] != target.shape:
         raise ValueError(
             f"logits must be (*, V) and target (*), got {tuple(logits.shape)} and "
@@ -82,10 +98,20 @@ def label_smoothing_loss(
 
 
 def seq2seq_loss(
-    model: Transformer, src: Tensor, tgt: Tensor, label_smoothing: float = 0.0
+    model: nn.Module, src: Tensor, tgt: Tensor, label_smoothing: float = 0.0
 ) -> Tensor:
-    """Cross-entropy of the next target token under teacher forcing, padding ignored."""
-    logits, _ = model(src, tgt[:, :-1])  # predict tgt[1:] from tgt[:-1]
+    """Cross-entropy of the next target token under teacher forcing, padding ignored.
+
+    ``model`` is a :class:`~attnbook.model.Transformer`; ``tgt`` is ``<bos> … <eos>``
+    ``(B, T)``: the model reads ``tgt[:, :-1]`` and predicts ``tgt[:, 1:]``.
+    """
+    check_float("label_smoothing", label_smoothing, 0.0, 1.0, high_open=True)
+    check_tensor("tgt", tgt, 2, "long", "(B, T)")
+    if tgt.size(1) < 2:
+        raise ValueError(
+            f"tgt must hold <bos> and at least one token, got shape {tuple(tgt.shape)}"
+        )
+    logits, _ = model(src, tgt[:, :-1], need_weights=False)  # predict tgt[1:] from tgt[:-1]
     return F.cross_entropy(
         logits.reshape(-1, logits.size(-1)),
         tgt[:, 1:].reshape(-1),
@@ -94,72 +120,241 @@ def seq2seq_loss(
     )
 
 
-@flush_denormals()
-def train(
-    model: Transformer,
-    batches: Iterator[tuple[Tensor, Tensor]],
-    steps: int,
-    lr: Callable[[int], float],
-    label_smoothing: float = 0.0,
-    betas: tuple[float, float] = (0.9, 0.98),
-    weight_decay: float = 0.0,
-    stop_below: float | None = None,
-    progress: bool = True,
-    desc: str = "training",
-    autocast: torch.dtype | None = None,
-) -> dict[str, list[float]]:
-    """Adam with β = (0.9, 0.98), ε = 1e-9 (§5.3) and the learning rate ``lr(step)``.
+def seq2seq_batch_loss(label_smoothing: float = 0.0) -> Callable[[nn.Module, Any], Tensor]:
+    """The loss function :func:`fit` calls for ``(src, tgt)`` batches: :func:`seq2seq_loss`."""
+    check_float("label_smoothing", label_smoothing, 0.0, 1.0, high_open=True)
 
-    ``batches`` yields ``(src, tgt)`` pairs; training stops after ``steps`` steps, or
-    early once the loss averaged over the last 20 steps is below ``stop_below``.
-    ``weight_decay`` is AdamW's decoupled decay θ ← θ − lr·λ·θ (Loshchilov & Hutter, 2019).
-    ``autocast`` (``torch.bfloat16`` or ``torch.float16``) runs the forward pass in mixed
-    precision (Micikevicius et al., 2018): the weights stay float32, float16 adds a
-    gradient scaler so that small gradients do not underflow.
-    Returns the per-step ``loss``, ``lr`` and elapsed ``seconds``.
+    def loss_fn(model: nn.Module, batch: tuple[Tensor, Tensor]) -> Tensor:
+        src, tgt = batch
+        return seq2seq_loss(model, src, tgt, label_smoothing)
+
+    return loss_fn
+
+
+# ---------------------------------------------------------------- the training loop
+
+
+@dataclass
+class History:
+    """What :func:`fit` measured, one entry per step taken.
+
+    ``seconds`` is the wall time since training started, read after each step (on a GPU,
+    after the step was queued; the last entry waits for the work to finish).
+    ``metrics`` holds any extra values the loss function returned, by name.
     """
-    if steps < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}")
+
+    loss: list[float] = field(default_factory=list)
+    lr: list[float] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+    metrics: dict[str, list[float]] = field(default_factory=dict)
+    stopped_early: bool = False
+
+    @property
+    def steps(self) -> int:
+        """The number of steps taken."""
+        return len(self.loss)
+
+
+OPTIMIZERS = ("adam", "adamw", "sgd")
+
+
+def make_optimizer(
+    parameters: Iterable[nn.Parameter],
+    optimizer: str = "adamw",
+    betas: tuple[float, float] = (0.9, 0.98),
+    eps: float = 1e-9,
+    weight_decay: float = 0.0,
+    momentum: float = 0.0,
+) -> torch.optim.Optimizer:
+    """The optimiser :func:`fit` uses, with its fused kernel where PyTorch has one.
+
+    ``"adam"``: Adam (Kingma & Ba, 2015) with L2 weight decay added to the gradient;
+    ``"adamw"``: decoupled weight decay θ ← θ − lr·λ·θ (Loshchilov & Hutter, 2019), the
+    same as Adam when ``weight_decay`` is 0; ``"sgd"``: SGD with ``momentum``. The paper
+    trains with Adam, β = (0.9, 0.98), ε = 1e-9 (§5.3): the defaults. The learning rate
+    is set by :func:`fit` at every step.
+    """
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
+    parameters = [p for p in parameters if p.requires_grad]
+    if not parameters:
+        raise ValueError("the model has no trainable parameters")
+    check_float("weight_decay", weight_decay, 0.0)
+    device = parameters[0].device
+    fused = device.type in ("cpu", "cuda") and all(
+        p.is_floating_point() and p.device == device for p in parameters
+    )
+    if optimizer == "sgd":
+        check_float("momentum", momentum, 0.0)
+        kwargs: dict[str, Any] = dict(lr=0.0, momentum=momentum, weight_decay=weight_decay)
+        make = torch.optim.SGD
+    else:
+        if len(betas) != 2:
+            raise ValueError(f"betas must be a pair (β1, β2), got {betas!r}")
+        for name, beta in zip(("betas[0]", "betas[1]"), betas):
+            check_float(name, beta, 0.0, 1.0, high_open=True)
+        check_float("eps", eps, 0.0, low_open=True)
+        kwargs = dict(lr=0.0, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
+        make = torch.optim.AdamW if optimizer == "adamw" else torch.optim.Adam
+    try:  # one kernel for all parameters instead of a few per parameter
+        return make(parameters, fused=fused, **kwargs)
+    except (RuntimeError, TypeError):  # an older PyTorch, or a device without the kernel
+        return make(parameters, **kwargs)
+
+
+def _to_device(batch: Any, device: torch.device) -> Any:
+    """``batch`` (a tensor, or a tuple, named tuple, list or dict of them) on ``device``."""
+    if isinstance(batch, Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):  # a NamedTuple
+        return type(batch)(*(_to_device(x, device) for x in batch))
+    if isinstance(batch, (tuple, list)):
+        return type(batch)(_to_device(x, device) for x in batch)
+    if isinstance(batch, Mapping):
+        return {k: _to_device(v, device) for k, v in batch.items()}
+    return batch
+
+
+def _check_fit_args(model, batches, loss_fn, steps, lr, autocast, stop_below, stop_window):
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {describe(model)}")
+    if isinstance(batches, (Tensor, str)) or not isinstance(batches, Iterable):
+        raise TypeError(
+            f"batches must be an iterable of batches (an iterator, a list, a generator), "
+            f"got {describe(batches)}"
+        )
+    if not callable(loss_fn):
+        raise TypeError(f"loss_fn must be a function (model, batch) -> loss, got {loss_fn!r}")
+    check_int("steps", steps)
+    if not callable(lr):
+        check_float("lr", lr, 0.0)
     if autocast not in (None, torch.bfloat16, torch.float16):
         raise ValueError(f"autocast must be None, torch.bfloat16 or torch.float16, got {autocast}")
+    if stop_below is not None:
+        check_float("stop_below", stop_below)
+    check_int("stop_window", stop_window)
+
+
+def _split_loss(value: Any) -> tuple[Tensor, dict[str, Tensor]]:
+    """A loss function's result: a scalar loss, or ``(loss, {name: scalar})``."""
+    loss, extra = value if isinstance(value, tuple) else (value, {})
+    if not isinstance(loss, Tensor) or loss.dim() != 0:
+        raise TypeError(
+            "loss_fn must return a scalar tensor (or (loss, dict of metrics)), "
+            f"got {describe(loss)}"
+        )
+    if not isinstance(extra, Mapping):
+        raise TypeError(f"loss_fn's metrics must be a dict of name: value, got {describe(extra)}")
+    return loss, extra
+
+
+def fit(
+    model: nn.Module,
+    batches: Iterable[Any],
+    loss_fn: Callable[[nn.Module, Any], Tensor | tuple[Tensor, Mapping[str, Tensor]]],
+    steps: int,
+    lr: Callable[[int], float] | float,
+    *,
+    optimizer: str = "adamw",
+    betas: tuple[float, float] = (0.9, 0.98),
+    eps: float = 1e-9,
+    weight_decay: float = 0.0,
+    momentum: float = 0.0,
+    autocast: torch.dtype | None = None,
+    stop_below: float | None = None,
+    stop_window: int = 20,
+    callback: Callable[[int, Tensor], object] | None = None,
+    progress: bool = True,
+    desc: str = "training",
+) -> History:
+    """Train ``model`` for ``steps`` steps of ``loss_fn`` on ``batches``; return its History.
+
+    Each step takes the next batch (moved to the model's device), computes
+    ``loss_fn(model, batch)``, back-propagates and updates the weights with the learning
+    rate ``lr(step)`` (steps count from 1; a number is a constant rate).
+
+    Args:
+        batches: an iterable of batches; each is handed to ``loss_fn`` as it is. A finite
+            one must hold at least ``steps`` batches.
+        loss_fn: ``(model, batch) -> loss``, a scalar tensor, or ``(loss, metrics)`` with
+            ``metrics`` a dict of scalar tensors recorded in ``History.metrics``.
+        optimizer: ``"adamw"`` (the default), ``"adam"`` or ``"sgd"``, with ``betas``,
+            ``eps``, ``weight_decay`` and ``momentum`` as in :func:`make_optimizer`; the
+            defaults are the paper's Adam (§5.3).
+        autocast: ``torch.bfloat16`` or ``torch.float16`` runs the forward pass in mixed
+            precision (Micikevicius et al., 2018): the weights stay float32, and float16
+            adds a gradient scaler so that small gradients do not underflow.
+        stop_below: stop early once the loss averaged over the last ``stop_window`` steps
+            is below this value.
+        callback: ``callback(step, loss)`` after every step, for example to advance a
+            progress bar of one's own (``loss`` is a detached scalar tensor: reading it with
+            ``.item()`` is the callback's choice). What it returns is ignored.
+        progress: show a tqdm progress bar named ``desc``.
+
+    The model is in training mode during the loop and in eval mode afterwards. The loop
+    reads no value back from the device during a step unless ``stop_below``, ``callback``
+    or the progress bar (every 10 steps) asks for it.
+    """
+    _check_fit_args(model, batches, loss_fn, steps, lr, autocast, stop_below, stop_window)
+    schedule = lr if callable(lr) else (lambda step, rate=float(lr): rate)
     device = next(model.parameters()).device
-    optimizer = torch.optim.AdamW(
-        model.parameters(), lr=lr(1), betas=betas, eps=1e-9, weight_decay=weight_decay
-    )
+    opt = make_optimizer(model.parameters(), optimizer, betas, eps, weight_decay, momentum)
     scaler = torch.amp.GradScaler(device.type) if autocast == torch.float16 else None
-    history: dict[str, list[float]] = {"loss": [], "lr": [], "seconds": []}
+    history = History()
+    losses: list[Tensor] = []
+    extras: dict[str, list[Tensor]] = {}
+    iterator = iter(batches)
+    bar = tqdm(total=steps, desc=desc, disable=not progress, mininterval=0.5)
     model.train()
     start = time.perf_counter()
-    bar = tqdm(range(1, steps + 1), desc=desc, disable=not progress, mininterval=0.5)
-    for step in bar:
-        src, tgt = (t.to(device) for t in next(batches))
-        for group in optimizer.param_groups:
-            group["lr"] = lr(step)
-        with torch.autocast(device.type, dtype=autocast, enabled=autocast is not None):
-            loss = seq2seq_loss(model, src, tgt, label_smoothing)
-        optimizer.zero_grad(set_to_none=True)
-        if scaler is None:
-            loss.backward()
-            optimizer.step()
-        else:  # loss × scale, unscale the gradients, skip the step if any is inf/NaN
-            scaler.scale(loss).backward()
-            scaler.step(optimizer)
-            scaler.update()
-        history["loss"].append(loss.item())
-        history["lr"].append(lr(step))
-        history["seconds"].append(time.perf_counter() - start)
-        if step % 10 == 0:
-            bar.set_postfix(loss=f"{loss.item():.4f}")
-        recent = history["loss"][-20:]
-        if stop_below is not None and len(recent) == 20 and sum(recent) / 20 < stop_below:
-            break
-    bar.close()
+    with flush_denormals(), contextlib.closing(bar):
+        for step in range(1, steps + 1):
+            try:
+                batch = _to_device(next(iterator), device)
+            except StopIteration:
+                raise ValueError(
+                    f"batches ran out after {step - 1} of steps={steps} steps"
+                ) from None
+            rate = float(schedule(step))
+            for group in opt.param_groups:
+                group["lr"] = rate
+            with torch.autocast(device.type, dtype=autocast, enabled=autocast is not None):
+                loss, extra = _split_loss(loss_fn(model, batch))
+            opt.zero_grad(set_to_none=True)
+            if scaler is None:
+                loss.backward()
+                opt.step()
+            else:  # loss × scale, unscale the gradients, skip the step if any is inf/NaN
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                scaler.update()
+            losses.append(loss.detach())
+            for name, value in extra.items():
+                extras.setdefault(name, []).append(torch.as_tensor(value).detach())
+            history.lr.append(rate)
+            history.seconds.append(time.perf_counter() - start)
+            bar.update()
+            if progress and (step % 10 == 0 or step == steps):
+                bar.set_postfix(loss=f"{losses[-1].item():.4f}", refresh=False)
+            if callback is not None:
+                callback(step, losses[-1])
+            if stop_below is not None and step >= stop_window:
+                recent = torch.stack(losses[-stop_window:]).float().mean()  # (,)
+                if recent < stop_below:
+                    history.stopped_early = step < steps
+                    break
+    history.loss = torch.stack(losses).float().tolist()  # one read-back for the whole run
+    history.seconds[-1] = time.perf_counter() - start
+    history.metrics = {k: torch.stack(v).float().tolist() for k, v in extras.items()}
     model.eval()
     return history
 
 
+# ---------------------------------------------------------------- memory of a training step
+
+
 def saved_tensor_bytes(
-    model: Transformer, src: Tensor, tgt: Tensor, autocast: torch.dtype | None = None
+    model: nn.Module, src: Tensor, tgt: Tensor, autocast: torch.dtype | None = None
 ) -> dict[torch.dtype, int]:
     """Bytes of the tensors one training forward pass keeps for the backward pass, per dtype.
 
@@ -170,6 +365,8 @@ def saved_tensor_bytes(
     if autocast not in (None, torch.bfloat16, torch.float16):
         raise ValueError(f"autocast must be None, torch.bfloat16 or torch.float16, got {autocast}")
     device = next(model.parameters()).device
+    check_tensor("src", src, 2, "long", "(B, S)")
+    check_tensor("tgt", tgt, 2, "long", "(B, T)")
     src, tgt = src.to(device), tgt.to(device)
     parameters = {p.untyped_storage().data_ptr() for p in model.parameters()}
     storages: dict[int, tuple[torch.dtype, int]] = {}
@@ -197,7 +394,7 @@ def saved_tensor_bytes(
 
 
 def activation_bytes(
-    model: Transformer, src: Tensor, tgt: Tensor, autocast: torch.dtype | None = None
+    model: nn.Module, src: Tensor, tgt: Tensor, autocast: torch.dtype | None = None
 ) -> int:
     """Total of :func:`saved_tensor_bytes`: the activation memory of one training step."""
     return sum(saved_tensor_bytes(model, src, tgt, autocast).values())

@@ -1,4 +1,4 @@
-"""Seeding and device choice, explicit and local: nothing here runs at import."""
+"""Seeding, device choice and CPU settings, explicit and local: nothing here runs at import."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
+from attnbook.checks import check_int
+
 
 def set_seed(seed: int) -> None:
     """Seed Python's, NumPy's and PyTorch's generators (CPU and CUDA) with ``seed``."""
-    if not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    check_int("seed", seed, minimum=0)
     random.seed(seed)
     np.random.seed(seed)  # noqa: NPY002 (the global generator readers may use)
     torch.manual_seed(seed)  # also seeds every CUDA device
@@ -42,3 +43,20 @@ def flush_denormals() -> Iterator[None]:
     finally:
         if changed:
             torch.set_flush_denormal(False)
+
+
+@contextmanager
+def num_threads(n: int | None) -> Iterator[None]:
+    """Run PyTorch's CPU operations on ``n`` threads inside the block (``None``: unchanged).
+
+    Tiny models lose more time synchronising threads than they gain from them.
+    """
+    if n is not None:
+        check_int("n", n)
+    previous = torch.get_num_threads()
+    if n is not None:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
