@@ -1,0 +1,13 @@
+// Search results quote the page's article, not the buttons above it: Sphinx takes a
+// result's summary from the page's [role="main"] element, which in this theme also
+// holds the header with the launch, repository and download buttons.
+(function () {
+  if (!window.Search || !Search.htmlToText) return;
+  const fromMain = Search.htmlToText;
+  Search.htmlToText = (htmlString, anchor) => {
+    const doc = new DOMParser().parseFromString(htmlString, "text/html");
+    const article = doc.querySelector("article.bd-article");
+    if (!article) return fromMain(htmlString, anchor);
+    return fromMain(`<div role="main">${article.innerHTML}</div>`, anchor);
+  };
+})();
