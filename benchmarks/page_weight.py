@@ -9,8 +9,8 @@ fresh headless Chromium context (a cold cache) and records:
 - gzip bytes: what a static host that gzips text sends (HTML, CSS, JS, JSON, SVG and
   other text types compressed with gzip level 6; images and fonts as they are);
 - load ms: the page's load event (Navigation Timing), localhost, cold cache;
-- redraw ms: the slowest redraw over every explorer control and bertviz picker on the
-  page: each value a slider or picker can take (at most 6 per slider) is set and its
+- redraw ms: the slowest redraw over every explorer control, and over every bertviz
+  picker, on the page: each value a slider or picker can take (at most 6 per slider) is set and its
   ``input``/``change`` events fired; the time counted is the script, style and layout
   work that follows, both synchronous and in the next animation frame (the wait
   for the frame itself is not counted).
@@ -52,10 +52,11 @@ SKIP = {"_static", "_sources", "_images", "reports", "_panels_static"}
 # work done in the next animation frame before this frame callback ends.
 REDRAW_JS = """
 async () => {
-  const controls = [
-    ...document.querySelectorAll(".attnbook-explorer input[type=range], .attnbook-explorer select"),
-    ...document.querySelectorAll("div[id^='bertviz-'] select"),
-  ];
+  const groups = {
+    explorer: [...document.querySelectorAll(
+      ".attnbook-explorer input[type=range], .attnbook-explorer select")],
+    bertviz: [...document.querySelectorAll("div[id^='bertviz-'] select")],
+  };
   const frame = () => new Promise((resolve) => requestAnimationFrame((ts) => {
     void document.body.offsetHeight;
     resolve(performance.now() - ts);
@@ -71,23 +72,28 @@ async () => {
     }
     return out;
   }
-  let slowest = 0;
-  for (const el of controls) {
-    const original = el.value;
-    for (const v of [...values(el), original]) {
-      if (v === el.value) continue;
-      await frame();
-      const t0 = performance.now();
-      el.value = v;
-      el.dispatchEvent(new Event("input", { bubbles: true }));
-      el.dispatchEvent(new Event("change", { bubbles: true }));
-      void document.body.offsetHeight;
-      const sync = performance.now() - t0;
-      const inFrame = await frame();
-      slowest = Math.max(slowest, sync + inFrame);
+  const result = { controls: 0 };
+  for (const [name, controls] of Object.entries(groups)) {
+    let slowest = null;
+    for (const el of controls) {
+      const original = el.value;
+      for (const v of [...values(el), original]) {
+        if (v === el.value) continue;
+        await frame();
+        const t0 = performance.now();
+        el.value = v;
+        el.dispatchEvent(new Event("input", { bubbles: true }));
+        el.dispatchEvent(new Event("change", { bubbles: true }));
+        void document.body.offsetHeight;
+        const sync = performance.now() - t0;
+        const inFrame = await frame();
+        slowest = Math.max(slowest ?? 0, sync + inFrame);
+      }
     }
+    result[name] = slowest;
+    result.controls += controls.length;
   }
-  return { controls: controls.length, slowest };
+  return result;
 }
 """
 
@@ -149,7 +155,8 @@ def measure(browser, base: str, site: Path, page_path: str) -> dict:
         "gzip": sum(g for _, g in sizes),
         "load_ms": load_ms,
         "controls": redraw["controls"],
-        "redraw_ms": redraw["slowest"],
+        "explorer_ms": redraw["explorer"],
+        "bertviz_ms": redraw["bertviz"],
     }
 
 
@@ -164,14 +171,17 @@ def table(rows: list[dict], site: Path) -> str:
         "compresses text sends. Redraw: slowest explorer or bertviz control on the page "
         "(script, style and layout work after the input event, in ms).",
         "",
-        "| page | requests | raw KB | gzip KB | load ms | controls | slowest redraw ms |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| page | requests | raw KB | gzip KB | load ms | controls | explorer redraw ms "
+        "| bertviz redraw ms |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        redraw = f"{r['redraw_ms']:.1f}" if r["controls"] else "–"
+        explorer, bertviz = (
+            "–" if r[k] is None else f"{r[k]:.1f}" for k in ("explorer_ms", "bertviz_ms")
+        )
         lines.append(
             f"| {r['page']} | {r['requests']} | {r['raw'] / kb:.0f} | {r['gzip'] / kb:.0f} "
-            f"| {r['load_ms']:.0f} | {r['controls']} | {redraw} |"
+            f"| {r['load_ms']:.0f} | {r['controls']} | {explorer} | {bertviz} |"
         )
     chapters = [r for r in rows if r["page"].startswith("notebooks/")]
     prose = [r for r in rows if not r["page"].startswith("notebooks/")]
@@ -185,9 +195,10 @@ def table(rows: list[dict], site: Path) -> str:
                 f"{statistics.median(r['gzip'] for r in group) / kb:.0f} KB gzip."
             )
     lines.append(f"- slowest load event: {max(r['load_ms'] for r in rows):.0f} ms.")
-    redraws = [r["redraw_ms"] for r in rows if r["controls"]]
-    if redraws:
-        lines.append(f"- slowest redraw on any page: {max(redraws):.1f} ms.")
+    for kind in ("explorer", "bertviz"):
+        redraws = [r[f"{kind}_ms"] for r in rows if r[f"{kind}_ms"] is not None]
+        if redraws:
+            lines.append(f"- slowest {kind} redraw on any page: {max(redraws):.1f} ms.")
     lines.append(f"- requests to other hosts: {sum(r['foreign'] for r in rows)}.")
     return "\n".join(lines) + "\n"
 
@@ -214,9 +225,14 @@ def main() -> int:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
             for page_path in args.pages or pages(site):
                 row = measure(browser, base, site, page_path)
+                redraws = (
+                    "–" if row[k] is None else f"{row[k]:.1f}"
+                    for k in ("explorer_ms", "bertviz_ms")
+                )
                 print(
                     f"{row['page']:45s} {row['requests']:3d} req {row['gzip'] / 1024:7.0f} KB gz "
-                    f"{row['load_ms']:6.0f} ms load  redraw {row['redraw_ms']:6.1f} ms",
+                    f"{row['load_ms']:6.0f} ms load  redraw (explorer, bertviz) ms: "
+                    + ", ".join(redraws),
                     flush=True,
                 )
                 rows.append(row)

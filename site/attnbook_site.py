@@ -132,11 +132,13 @@ def _widget_scripts(app: Sphinx, pagename: str, context: dict) -> None:
 
 def _png_title(path: Path) -> str:
     """The ``Title`` text chunk of a PNG (written by ``attnbook.viz.style``), or ''."""
-    try:
-        from PIL import Image
+    from PIL import Image
 
+    from attnbook.viz.style import plain_text
+
+    try:
         with Image.open(path) as image:
-            return str(image.info.get("Title", "")).strip()
+            return plain_text(str(image.info.get("Title", "")).strip())
     except (OSError, ValueError):
         return ""
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 from typing import Any
 
 # Fonts that draw Chinese, tried in order after the Latin font (first installed wins).
@@ -61,6 +62,42 @@ def installed_cjk_font() -> str | None:
     return next((name for name in CJK_FONTS if name in names), None)
 
 
+# mathtext in titles, written out for alt text: "$PE_p \\cdot PE_q$" -> "PE_p · PE_q"
+_TEX_SYMBOLS = {
+    r"\cdot": "·",
+    r"\times": "×",
+    r"\sqrt": "√",
+    r"\le": "≤",
+    r"\ge": "≥",
+    r"\to": "→",
+    r"\approx": "≈",
+    r"\infty": "∞",
+    r"\top": "ᵀ",
+    r"\alpha": "α",
+    r"\beta": "β",
+    r"\gamma": "γ",
+    r"\lambda": "λ",
+    r"\mu": "μ",
+    r"\omega": "ω",
+    r"\theta": "θ",
+    r"\pi": "π",
+    r"\sigma": "σ",
+    r"\tau": "τ",
+    r"\epsilon": "ε",
+}
+
+
+def plain_text(text: str) -> str:
+    """A title without mathtext markup (for alt text): ``$\\omega$`` becomes ``ω``."""
+    if "$" not in text:
+        return text
+    for tex, symbol in _TEX_SYMBOLS.items():
+        text = re.sub(re.escape(tex) + r"(?![A-Za-z])", symbol, text)
+    text = re.sub(r"\\(?:mathrm|text|mathbf|mathit|operatorname)\{([^}]*)\}", r"\1", text)
+    text = re.sub(r"\\[A-Za-z]+", "", text)
+    return re.sub(r"\s+", " ", text.replace("$", "").replace("{", "").replace("}", "")).strip()
+
+
 def figure_title(fig) -> str:
     """A short text alternative from a figure's suptitle, else its axes' titles."""
     if hasattr(fig, "get_suptitle"):  # matplotlib >= 3.8
@@ -68,8 +105,8 @@ def figure_title(fig) -> str:
     else:
         suptitle = fig._suptitle.get_text().strip() if fig._suptitle is not None else ""
     if suptitle:
-        return suptitle
-    titles = [t for ax in fig.axes if (t := ax.get_title().strip())]
+        return plain_text(suptitle)
+    titles = [plain_text(t) for ax in fig.axes if (t := ax.get_title().strip())]
     return "; ".join(titles)
 
 
