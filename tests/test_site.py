@@ -122,6 +122,9 @@ def test_page_loads_cleanly(server, browser, path):
             page.wait_for_selector("mjx-container", state="attached", timeout=20_000)
             assert page.locator("mjx-container").count() > 0, "math not rendered by MathJax"
             assert page.locator("mjx-merror").count() == 0, "MathJax reported a TeX error"
+        else:
+            mathjax = [u for u in visit.scripts if "mathjax" in u.lower()]
+            assert mathjax == [], f"MathJax on a page without math: {mathjax}"
         for view in page.locator("div[id^='bertviz-']").all():
             view.locator("svg").first.wait_for(timeout=20_000)
             assert view.locator("svg text").count() > 0, "bertviz view drew no tokens"
