@@ -281,10 +281,11 @@ def _summary(layers: list[torch.Tensor], q_tokens: list[str], k_tokens: list[str
 
 def _legend(view: str, n_heads: int, n_layers: int) -> str:
     if view == "model":
+        rows = "one row: layer 0" if n_layers == 1 else f"rows: layers 0–{n_layers - 1}"
         return (
-            f"Rows: layers 0–{n_layers - 1}; columns: heads 0–{n_heads - 1}. Each thumbnail "
-            "joins every token (left) to the tokens it attends to (right), darker for more "
-            "weight; select one to see it large with its tokens."
+            f"{rows.capitalize()}; columns: heads 0–{n_heads - 1}. Each thumbnail joins every "
+            "token (left) to the tokens it attends to (right), darker for more weight; click "
+            "one to see it large with its tokens."
         )
     buttons = "".join(
         f'<button type="button" data-head="{i}" data-colour="{HEAD_COLOURS[i % 10]}" '
