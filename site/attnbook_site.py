@@ -5,7 +5,7 @@
   saved state, and a cell left with nothing to show is removed too. A page with no
   explorer left loads no widget code at all; one with explorers loads the small
   static renderer ``_static/attnbook/widgets.js`` (set as ``nb_ipywidgets_js``).
-- **Alt text:** a notebook figure without alt text gets its cell's caption
+- **Figures:** load lazily; a figure without alt text gets its cell's caption
   (``mystnb.figure.caption``), else the title ``attnbook.viz.style`` stores in the
   PNG, instead of the image's file name.
 - **Icons and search:** the theme's Font Awesome script is replaced by the CSS masks
@@ -143,9 +143,15 @@ def _png_title(path: Path) -> str:
         return ""
 
 
-def _alt_text(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """Give notebook figures alt text from their caption or title, not their file name."""
+def _figures(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Notebook figures load lazily and get alt text from their caption or title.
+
+    Lazy loading (``loading="lazy"``) lets the page's load event come before the
+    figures further down; the alt text replaces the file name docutils would write.
+    """
     for image in doctree.findall(nodes.image):
+        if image.get("uri", "").endswith((".png", ".jpg", ".jpeg", ".svg", ".gif")):
+            image.setdefault("loading", "lazy")
         if image.get("alt"):
             continue
         figure = image.parent if isinstance(image.parent, nodes.figure) else None
@@ -205,7 +211,7 @@ def setup(app: Sphinx) -> dict:
     app.add_css_file("attnbook-vendor/icons.css")
     app.add_css_file("attnbook/site.css")
     app.connect("doctree-resolved", _prune_widget_outputs)
-    app.connect("doctree-resolved", _alt_text)
+    app.connect("doctree-resolved", _figures)
     # after myst-nb has added each page's widget scripts
     app.connect("html-page-context", _page_context, priority=900)
     app.connect("build-finished", _slim_theme_css)

@@ -33,14 +33,23 @@ def test_params_once_and_rounded(view):
 
 
 def test_head_view_patches_apply_to_the_pinned_bertviz():
+    from attnbook.viz.bertviz_adapter import HEAD_VIEW_PATCHES
+
     html = head_view(_layers(), list("abcd")).data
+    for name, _, new in HEAD_VIEW_PATCHES:
+        assert new in html, f"not applied: {name}"
     assert "updateLayer();" in html and "function updateLayer()" in html
     assert "line.__opacity" in html  # opacities set in one pass, only where they change
+    assert "kept.set(old.dataset.filter, old)" in html  # attention types drawn once
     assert 'console.log("d3 version"' not in html
 
 
 def test_model_view_follows_the_page_theme_and_column():
+    from attnbook.viz.bertviz_adapter import MODEL_VIEW_PATCHES
+
     html = model_view(_layers(), list("abcd")).data
+    for name, _, new in MODEL_VIEW_PATCHES:
+        assert new in html, f"not applied: {name}"
     assert '"display_mode": attnbookTheme()' in html
     assert "const DIV_WIDTH = Math.max(480, Math.min(970, attnbookWidth(" in html
     assert 'console.log("x"' not in html

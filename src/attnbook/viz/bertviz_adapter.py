@@ -69,12 +69,13 @@ HEAD_VIEW_PATCHES = (
     (
         "in-place layer update",
         """    function renderText(svg, text, isLeft, attention, leftPos) {""",
-        """    // The layer changed, nothing else: give the lines and boxes already drawn the new
+        """    // The layer changed, nothing else: give the lines and boxes already drawn (in the
+    // drawing shown) the new
     // layer's weights (d3 keeps an element's datum in __data__) and set the line
     // opacities; no element is created and no d3 join runs.
     function updateLayer() {
         const attn = config.attention[config.filter].attn[config.layer_seq];
-        const root = document.getElementById(config.rootDivId);
+        const root = document.querySelector(`#${config.rootDivId} #vis svg[data-shown]`);
         root.querySelectorAll("#attention > .headAttention").forEach((head, h) => {
             Array.from(head.children).forEach((row, i) => {
                 const lines = row.children;
@@ -89,7 +90,7 @@ HEAD_VIEW_PATCHES = (
             const boxes = head.children;
             for (let j = 0; j < boxes.length; j++) boxes[j].__data__ = attn[h].map(row => row[j]);
         });
-        updateAttention(d3.select(root).select("#vis svg"));
+        updateAttention(d3.select(root));
     }
 
     function renderText(svg, text, isLeft, attention, leftPos) {""",
@@ -125,6 +126,67 @@ HEAD_VIEW_PATCHES = (
         "no console output",
         """    console.log("d3 version", d3.version)""",
         "",
+    ),
+    (
+        "attention types drawn once, kept and shown again",
+        """        // Clear vis
+        $(`#${config.rootDivId} #vis`).empty();""",
+        """        // Keep the drawing of the attention type shown until now, hidden in place
+        // (hiding and showing needs no new layout), and show a kept one if there is
+        const vis = document.querySelector(`#${config.rootDivId} #vis`);
+        vis.style.position = "relative";
+        for (const old of vis.querySelectorAll(":scope > svg")) {
+            kept.set(old.dataset.filter, old);
+            old.removeAttribute("data-shown");
+            Object.assign(old.style, {position: "absolute", top: "0", left: "0",
+                                      visibility: "hidden"});
+        }
+        if (kept.has(String(config.filter))) {
+            const shown = kept.get(String(config.filter));
+            shown.setAttribute("data-shown", "");
+            Object.assign(shown.style, {position: "", top: "", left: "", visibility: ""});
+            updateLayer();
+            refreshCheckboxes();
+            return;
+        }""",
+    ),
+    (
+        "each drawing knows its attention type",
+        """            .append('svg')
+            .attr("width", "100%")""",
+        """            .append('svg')
+            .attr("data-filter", config.filter)
+            .attr("data-shown", "")
+            .attr("width", "100%")""",
+    ),
+    (
+        "the other attention types drawn when the page is idle",
+        """    let config = {};
+    initialize();
+    renderVis();""",
+        """    let config = {};
+    const kept = new Map();  // attention type -> its drawing, while another is shown
+    initialize();
+    renderVis();
+    if (config.attention.length > 1) {
+        (window.requestIdleCallback || setTimeout)(function () {
+            const shown = config.filter;
+            for (let f = 0; f < config.attention.length; f++) {
+                if (String(f) === String(shown)) continue;
+                config.filter = String(f);
+                renderVis();
+            }
+            config.filter = shown;
+            renderVis();
+        });
+    }
+
+    function refreshCheckboxes() {
+        const groups = document.querySelectorAll(`#${config.rootDivId} #vis svg[data-shown] > g`);
+        const boxes = groups[groups.length - 1].querySelectorAll("rect");
+        boxes.forEach((rect, i) => rect.setAttribute(
+            "fill", config.headVis[i] ? headColors(i) : lighten(headColors(i))));
+    }""",
     ),
 )
 MODEL_VIEW_PATCHES = (
@@ -184,7 +246,8 @@ _LOADER = """
     return (el && el.clientWidth) || 970;
   }
   function headSquares() {
-    var groups = root.querySelectorAll("svg > g");
+    var shown = root.querySelector("svg[data-shown]") || root.querySelector("svg");
+    var groups = shown ? shown.querySelectorAll(":scope > g") : [];
     return groups.length ? groups[groups.length - 1].querySelectorAll("rect") : [];
   }
   function syncLegend() {
