@@ -29,6 +29,7 @@ import argparse
 import functools
 import gzip
 import http.server
+import os
 import shutil
 import statistics
 import threading
@@ -179,16 +180,26 @@ def measure(browser, base: str, site: Path, page_path: str) -> dict:
     }
 
 
-def table(rows: list[dict], site: Path) -> str:
+def _shown(site: Path) -> str:
+    try:
+        return str(site.relative_to(ROOT))
+    except ValueError:
+        return site.name
+
+
+def table(rows: list[dict], site: Path, load: tuple[float, float], note: str = "") -> str:
     kb = 1024
     lines = [
         "# Page weight, load time and redraw time",
         "",
-        f"Written by `benchmarks/page_weight.py` from the built site in `{site.name}`: every page "
-        "opened cold (a fresh browser context) in headless Chromium on 127.0.0.1. Sizes are the "
-        "sum over every request until the network is idle; gzip is what a static host that "
-        "compresses text sends. Redraw: slowest explorer or bertviz control on the page "
-        "(script, style and layout work after the input event, in ms).",
+        f"Written by `benchmarks/page_weight.py` from the built site in `{_shown(site)}`: every "
+        "page opened cold (a fresh browser context) in headless Chromium on 127.0.0.1, "
+        f"{os.cpu_count()} CPU cores, load average {load[0]:.1f} at the start and "
+        f"{load[1]:.1f} at the end. Sizes are the sum over every request until the network is "
+        "idle, lazily loaded figures included; gzip is what a static host that compresses text "
+        "sends. Redraw: slowest explorer or bertviz control on the page (script, style and "
+        "layout work from the input event to the next frame, median of five passes, in ms).",
+        *(["", note] if note else []),
         "",
         "| page | requests | raw KB | gzip KB | load ms | controls | explorer redraw ms "
         "| bertviz redraw ms |",
@@ -226,6 +237,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", type=Path, default=ROOT / "_build" / "html")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/page_weight.md")
+    parser.add_argument("--note", default="", help="a sentence for the table's header")
     parser.add_argument("pages", nargs="*", help="only these pages (paths relative to the site)")
     args = parser.parse_args()
     site = args.site.resolve()
@@ -238,6 +250,7 @@ def main() -> int:
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    load_start = os.getloadavg()[0]
     rows = []
     try:
         with sync_playwright() as p:
@@ -259,7 +272,8 @@ def main() -> int:
     finally:
         httpd.shutdown()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(table(rows, site), encoding="utf-8")
+    load = (load_start, os.getloadavg()[0])
+    args.out.write_text(table(rows, site, load, args.note), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
 

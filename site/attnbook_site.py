@@ -127,7 +127,7 @@ def _widget_scripts(app: Sphinx, pagename: str, context: dict) -> None:
     context["script_files"] = scripts
 
 
-# ---------------------------------------------------------------- alt text
+# ---------------------------------------------------------------- figures
 
 
 def _png_title(path: Path) -> str:
