@@ -2,6 +2,7 @@
 // result's summary from the page's [role="main"] element, which in this theme also
 // holds the header with the launch, repository and download buttons (and the
 // table of contents printed on paper only).
+/* global Search */
 (function () {
   // searchtools.js declares `const Search`: a global binding, not a window property
   if (typeof Search === "undefined" || !Search.htmlToText) return;
