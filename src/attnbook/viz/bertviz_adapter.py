@@ -131,20 +131,24 @@ HEAD_VIEW_PATCHES = (
         "attention types drawn once, kept and shown again",
         """        // Clear vis
         $(`#${config.rootDivId} #vis`).empty();""",
-        """        // Keep the drawing of the attention type shown until now, hidden in place
-        // (hiding and showing needs no new layout), and show a kept one if there is
+        """        // Every attention type is drawn once, in one box as tall as the tallest:
+        // switching shows another drawing (a change of visibility, no new layout)
         const vis = document.querySelector(`#${config.rootDivId} #vis`);
-        vis.style.position = "relative";
+        if (!vis.style.height) {
+            const rows = config.attention.map(
+                a => Math.max(a.left_text.length, a.right_text.length));
+            vis.style.position = "relative";
+            vis.style.height = Math.max(...rows) * BOXHEIGHT + TEXT_TOP + "px";
+        }
         for (const old of vis.querySelectorAll(":scope > svg")) {
             kept.set(old.dataset.filter, old);
             old.removeAttribute("data-shown");
-            Object.assign(old.style, {position: "absolute", top: "0", left: "0",
-                                      visibility: "hidden"});
+            old.style.visibility = "hidden";
         }
         if (kept.has(String(config.filter))) {
             const shown = kept.get(String(config.filter));
             shown.setAttribute("data-shown", "");
-            Object.assign(shown.style, {position: "", top: "", left: "", visibility: ""});
+            shown.style.visibility = "";
             updateLayer();
             refreshCheckboxes();
             return;
@@ -157,6 +161,9 @@ HEAD_VIEW_PATCHES = (
         """            .append('svg')
             .attr("data-filter", config.filter)
             .attr("data-shown", "")
+            .style("position", "absolute")
+            .style("top", "0")
+            .style("left", "0")
             .attr("width", "100%")""",
     ),
     (
