@@ -204,6 +204,60 @@ MODEL_VIEW_PATCHES = (
     ),
     ("no console output", """            console.log("x", x, y)""", ""),
     ("theme from the page", '"display_mode": "light"', '"display_mode": attnbookTheme()'),
+    (
+        "attention types drawn once, kept and shown again",
+        """            vis.empty();
+            vis.attr("height", config.divHeight);
+            config.svg = d3.select(`#${config.rootDivId} #vis`)
+                .append('svg')""",
+        """            // Every attention type is drawn once and kept, stacked in one box as tall
+            // as the tallest: switching shows another drawing (no new layout)
+            if (config.svg) {
+                config.svg.selectAll(".detail").remove();
+                config.svg.selectAll(".attn_background")
+                    .attr("fill", getBackgroundColor()).attr("stroke-opacity", 0);
+                config.detail_layer = null;
+                config.detail_head = null;
+                kept.set(config.svg.attr("data-filter"), config.svg);
+                config.svg.style("visibility", "hidden");
+            }
+            const tallest = Math.max(parseFloat(vis.css("min-height")) || 0, config.divHeight);
+            vis.css({position: "relative", "min-height": tallest + "px"});
+            if (kept.has(String(config.filter))) {
+                config.svg = kept.get(String(config.filter)).style("visibility", null);
+                return;
+            }
+            config.svg = d3.select(`#${config.rootDivId} #vis`)
+                .append('svg')
+                .attr("data-filter", config.filter)
+                .style("position", "absolute")
+                .style("top", "0")
+                .style("left", "0")""",
+    ),
+    (
+        "kept drawings",
+        "        const config = {};",
+        "        const config = {};\n        const kept = new Map();  // attention type -> drawing",
+    ),
+    (
+        "the other attention types drawn when the page is idle",
+        """        initialize();
+        render();""",
+        """        initialize();
+        render();
+        if (config.attention.length > 1) {
+            (window.requestIdleCallback || setTimeout)(function () {
+                const shown = config.filter;
+                for (let f = 0; f < config.attention.length; f++) {
+                    if (String(f) === String(shown)) continue;
+                    config.filter = String(f);
+                    render();
+                }
+                config.filter = shown;
+                render();
+            });
+        }""",
+    ),
 )
 
 _STYLE = """
