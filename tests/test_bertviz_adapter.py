@@ -52,7 +52,7 @@ def test_model_view_follows_the_page_theme_and_column():
         assert new in html, f"not applied: {name}"
     assert '"display_mode": attnbookTheme()' in html
     assert "const DIV_WIDTH = Math.max(480, Math.min(970, attnbookWidth(" in html
-    assert "kept.set(config.svg.attr(\"data-filter\"), config.svg)" in html
+    assert 'kept.set(config.svg.attr("data-filter"), config.svg)' in html
     assert 'console.log("x"' not in html
     assert 'class="attnbook-bertviz-box"' in html  # scrolls inside its own box when narrow
 
