@@ -1,15 +1,16 @@
 # The two commands: `make book` builds the site, `make test` checks everything.
 # `book` is also a folder name, so the targets must be phony (or make says "up to date").
-.PHONY: book test venv assets lint unit site-test browser benchmark sync-colab strip clean
+.PHONY: book test venv assets fonts lint unit site-test browser benchmark sync-colab strip clean
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 VENDOR := site/static/attnbook-vendor
 
-book: venv assets
+# TQDM_DISABLE: no progress bars on the built pages (readers running a chapter keep theirs).
+book: venv assets fonts
 	$(BIN)/python site/make_cards.py
-	$(BIN)/jupyter-book build . -W -n --keep-going
+	TQDM_DISABLE=1 $(BIN)/jupyter-book build . -W -n --keep-going
 	@echo
 	@echo "Built _build/html. Open _build/html/index.html, or serve it:"
 	@echo "  $(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 8000"
@@ -31,6 +32,19 @@ $(VENDOR)/.copied: package.json package-lock.json site/copy_assets.py
 	$(BIN)/python site/copy_assets.py
 	touch $@
 
+# A font that draws Chinese in figures (Debian's fonts-noto-cjk), installed when missing as
+# `browser` installs chromium; matplotlib's font list is rebuilt when it does not see it yet.
+# Without it (no apt, no rights) the figures still build, with their Latin font only.
+fonts: venv
+	@fc-list 2>/dev/null | grep -q "Noto Sans CJK" || { \
+	  echo "installing Debian's fonts-noto-cjk for Chinese text in figures"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  { $$SUDO apt-get update -q && $$SUDO apt-get install -y -q fonts-noto-cjk; } || \
+	  echo "fonts-noto-cjk not installed: figures use matplotlib's default font"; }
+	@if fc-list 2>/dev/null | grep -q "Noto Sans CJK" && ! $(BIN)/python -c \
+	  "from attnbook.viz.style import installed_cjk_font as f; raise SystemExit(f() is None)"; \
+	  then rm -f "$$($(BIN)/python -c 'import matplotlib; print(matplotlib.get_cachedir())')"/fontlist-*.json; fi
+
 lint: venv assets
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -50,8 +64,10 @@ browser:
 site-test: venv browser
 	$(BIN)/pytest -q tests/test_site.py
 
-benchmark: venv assets
+# build_times.py builds the book itself; page_weight.py measures the built site in Chromium.
+benchmark: venv assets browser
 	$(BIN)/python benchmarks/build_times.py
+	$(BIN)/python benchmarks/page_weight.py
 
 # After changing repository.url or branch in _config.yml: rewrite each chapter's Colab cell.
 sync-colab: venv
@@ -61,4 +77,4 @@ strip: venv
 	$(BIN)/python site/strip_outputs.py
 
 clean:
-	rm -rf _build
+	rm -rf _build site/static book/images/cards

@@ -1,5 +1,21 @@
-"""A small Sphinx extension for the book's site.
+"""The book site's own Sphinx extension: light pages, a quiet build, a few theme fixes.
 
+- **Widgets:** a page keeps only its anywidget explorers. Outputs of any other widget
+  (tqdm's progress bars from the build's training loops) are removed with their
+  saved state, and a cell left with nothing to show is removed too. A page with no
+  explorer left loads no widget code at all; one with explorers loads the small
+  static renderer ``_static/attnbook/widgets.js`` (set as ``nb_ipywidgets_js``).
+- **Figures:** load lazily; a figure without alt text gets its cell's caption
+  (``mystnb.figure.caption``), else the title ``attnbook.viz.style`` stores in the
+  PNG, instead of the image's file name.
+- **Icons and search:** the theme's Font Awesome script is replaced by the CSS masks
+  of ``attnbook-vendor/icons.css`` (see ``site/copy_assets.py`` and the template
+  ``site/templates/static/webpack-macros.html``), and the theme stylesheet's icon-font
+  code points are dropped from the built copy; only the search page loads the
+  search index; search results quote the article, not the buttons above it.
+- **Shell:** the landing page's title does not repeat the book's name (template
+  ``site/templates/layout.html``); the top bar holds no second search box; a font stack
+  names common CJK fonts (``attnbook/site.css``).
 - Names the folder of the site's self-hosted browser libraries in a
   ``<meta name="attnbook-vendor">`` tag, so bertviz views (see
   ``attnbook.viz.bertviz_adapter``) load require.js, d3 and jQuery from the site.
@@ -10,7 +26,165 @@
 
 from __future__ import annotations
 
+import json
+import posixpath
+import re
+from pathlib import Path
+
+from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.config import Config
+
+HERE = Path(__file__).resolve().parent
+STATE_TYPE = "application/vnd.jupyter.widget-state+json"
+VIEW_TYPE = "application/vnd.jupyter.widget-view+json"
+_VIEW_SCRIPT = re.compile(
+    r'<script type="application/vnd\.jupyter\.widget-view\+json">(.*?)</script>', re.S
+)
+
+
+def _config_inited(app: Sphinx, config: Config) -> None:
+    # the theme's templates, minus the Font Awesome script and the search index
+    config.templates_path = [str(HERE / "templates"), *config.templates_path]
+    # one search entry point: the sidebar's field (and the article header's button on phones)
+    config.html_theme_options.setdefault("navbar_persistent", [])
+
+
+# ---------------------------------------------------------------- widgets
+
+
+def _widget_state(app: Sphinx, docname: str) -> dict | None:
+    """The saved widget state myst-nb registered for a page, if any."""
+    js_files = getattr(app.env, "nb_metadata", {}).get(docname, {}).get("js_files", {})
+    _, kwargs = js_files.get("ipywidgets_state", (None, {}))
+    body = kwargs.get("body")
+    return json.loads(body) if body else None
+
+
+def _anywidget_ids(state: dict) -> set[str]:
+    return {
+        model_id
+        for model_id, model in state.get("state", {}).items()
+        if model.get("model_module") == "anywidget"
+    }
+
+
+def _prune_widget_outputs(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Remove views of widgets that are not explorers (progress bars) from the page."""
+    state = _widget_state(app, docname)
+    if state is None:
+        return
+    keep = _anywidget_ids(state)
+    for raw in list(doctree.findall(nodes.raw)):
+        views = _VIEW_SCRIPT.findall(raw.astext())
+        if not views:
+            continue
+        kept = [v for v in views if json.loads(v).get("model_id") in keep]
+        if len(kept) == len(views):
+            continue
+        if kept:
+            text = "".join(f'<script type="{VIEW_TYPE}">{v}</script>' for v in kept)
+            raw.replace_self(nodes.raw("", text, format="html"))
+        else:
+            _remove_with_empty_parents(raw)
+
+
+def _remove_with_empty_parents(node: nodes.Element) -> None:
+    """Remove ``node``; then its output and cell containers if nothing is left in them."""
+    parent = node.parent
+    parent.remove(node)
+    while parent is not None and isinstance(parent, nodes.container) and not parent.children:
+        grandparent = parent.parent
+        grandparent.remove(parent)
+        parent = grandparent
+    # a cell whose input is removed on the page and whose outputs are all gone
+    if isinstance(parent, nodes.container) and "cell" in parent.get("classes", []):
+        if not any("cell_output" in c.get("classes", []) for c in parent.children) and not any(
+            "cell_input" in c.get("classes", []) for c in parent.children
+        ):
+            parent.parent.remove(parent)
+
+
+def _widget_scripts(app: Sphinx, pagename: str, context: dict) -> None:
+    """Keep only the explorers' state; no widget script on a page without explorers."""
+    state = _widget_state(app, pagename)
+    if state is None:
+        return
+    keep = _anywidget_ids(state)
+    manager = {posixpath.join("_static", path) for path in app.config.nb_ipywidgets_js}
+    scripts = []
+    for script in context.get("script_files", []):
+        attributes = getattr(script, "attributes", {})
+        if attributes.get("type") == STATE_TYPE:
+            if not keep:
+                continue
+            pruned = {**state, "state": {k: v for k, v in state["state"].items() if k in keep}}
+            attributes = {**attributes, "body": json.dumps(pruned)}
+            script = type(script)(script.filename, **attributes)
+        elif not keep and getattr(script, "filename", None) in manager:
+            continue
+        scripts.append(script)
+    context["script_files"] = scripts
+
+
+# ---------------------------------------------------------------- figures
+
+
+def _png_title(path: Path) -> str:
+    """The ``Title`` text chunk of a PNG (written by ``attnbook.viz.style``), or ''."""
+    from PIL import Image
+
+    from attnbook.viz.style import plain_text
+
+    try:
+        with Image.open(path) as image:
+            return plain_text(str(image.info.get("Title", "")).strip())
+    except (OSError, ValueError):
+        return ""
+
+
+def _figures(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Notebook figures load lazily and get alt text from their caption or title.
+
+    Lazy loading (``loading="lazy"``) lets the page's load event come before the
+    figures further down; the alt text replaces the file name docutils would write.
+    """
+    for image in doctree.findall(nodes.image):
+        if image.get("uri", "").endswith((".png", ".jpg", ".jpeg", ".svg", ".gif")):
+            image.setdefault("loading", "lazy")
+        if image.get("alt"):
+            continue
+        figure = image.parent if isinstance(image.parent, nodes.figure) else None
+        caption = next(iter(figure.findall(nodes.caption)), None) if figure else None
+        alt = caption.astext().strip() if caption is not None else ""
+        if not alt:
+            uri = image.get("uri", "")
+            source = Path(app.srcdir, uri.lstrip("/")) if uri else None
+            alt = _png_title(source) if source and source.suffix == ".png" else ""
+        if alt:
+            image["alt"] = alt
+
+
+# ---------------------------------------------------------------- theme CSS
+
+# pydata-sphinx-theme's stylesheet carries Font Awesome's code point for each of its
+# ~2,000 icons (.fa-x:before{content:"\f..."}), a third of the file; the site draws its
+# few icons with masks (icons.css), so those rules are dead weight on every page.
+_ICON_GLYPH_RULE = re.compile(
+    r'(?<=[}\n])(?:\.fa-[a-z0-9-]+:(?:before|after),?)+\{content:"[^"]*"\}'
+)
+
+
+def _slim_theme_css(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    css = Path(app.outdir, "_static", "styles", "pydata-sphinx-theme.css")
+    if css.is_file():
+        text = css.read_text(encoding="utf-8")
+        css.write_text(_ICON_GLYPH_RULE.sub("", text), encoding="utf-8")
+
+
+# ---------------------------------------------------------------- page
 
 
 def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
@@ -18,6 +192,9 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
     context["metatags"] = (
         context.get("metatags", "") + f'\n<meta name="attnbook-vendor" content="{vendor}">'
     )
+    if pagename == "search":
+        app.add_js_file("attnbook/search.js", defer="defer")
+    _widget_scripts(app, pagename, context)
     seen, unique = set(), []
     for script in context.get("script_files", []):
         # the same inline script may be registered with filename "" and with None
@@ -30,6 +207,12 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
 
 
 def setup(app: Sphinx) -> dict:
+    app.connect("config-inited", _config_inited)
+    app.add_css_file("attnbook-vendor/icons.css")
+    app.add_css_file("attnbook/site.css")
+    app.connect("doctree-resolved", _prune_widget_outputs)
+    app.connect("doctree-resolved", _figures)
     # after myst-nb has added each page's widget scripts
     app.connect("html-page-context", _page_context, priority=900)
+    app.connect("build-finished", _slim_theme_css)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

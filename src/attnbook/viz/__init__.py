@@ -9,6 +9,7 @@ from attnbook.viz.bertviz_adapter import head_view, model_view
 from attnbook.viz.explorers import *  # noqa: F403 (every explorer and their base class)
 from attnbook.viz.plots import plot_attention, plot_vectors
 from attnbook.viz.record import glue
+from attnbook.viz.style import use_book_style
 
 __all__ = [
     *explorers.__all__,
@@ -17,4 +18,5 @@ __all__ = [
     "model_view",
     "plot_attention",
     "plot_vectors",
+    "use_book_style",
 ]

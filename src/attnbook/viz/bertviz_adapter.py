@@ -1,13 +1,26 @@
 """The one door to bertviz: the package's attention weights in, one HTML output back.
 
-bertviz's own output loads require.js, d3 and jQuery from a public CDN. The HTML
-returned here looks first for the book site's self-hosted copies (the folder
-named by the page's ``<meta name="attnbook-vendor">`` tag) and uses the CDN only
-where there is none, as in Colab or JupyterLab.
+bertviz's own output loads require.js, d3 and jQuery from a public CDN, draws the
+model view on black at a fixed 970 px, and rebuilds every line of the head view
+when the layer changes. The HTML returned here:
+
+- looks first for the book site's self-hosted libraries (the folder named by the
+  page's ``<meta name="attnbook-vendor">`` tag) and uses the CDN only where there is
+  none, as in Colab or JupyterLab;
+- follows the page's light or dark theme (and redraws when it changes), and fits
+  its column: the model view is drawn at the column's width (not below 480 px, and
+  then it scrolls inside its own box);
+- labels its pickers and hides a picker with a single option; gives a legend for the
+  head colours, with one button per head (keyboard and touch reach them too), and a
+  text summary of the weights as the drawing's text alternative;
+- updates the head view's line opacities in place when only the layer changes.
+
+Weights are rounded to 3 decimals, which keeps the saved page small.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 
@@ -19,21 +32,321 @@ _CDN_REQUIRE = _CDN + "require.js/2.3.6/require.min.js"
 _CDN_D3 = _CDN + "d3/5.7.0/d3.min"
 _CDN_JQUERY = _CDN + "jquery/2.0.0/jquery.min"
 
+# d3.schemeCategory10: the colours bertviz gives heads (head view) and layers (model view)
+HEAD_COLOURS = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
+DECIMALS = 3
+
 _REQUIRE_TAG = re.compile(r'<script src="[^"]*require\.min\.js"></script>')
 _REQUIRE_CONFIG = re.compile(r"require\.config\(\{\s*paths:\s*\{[^}]*\}\s*\}\);")
+# bertviz fills its params into a comment too ("// HACK: PYTHON_PARAMS is a template
+# marker..."), which doubles the page weight of every view
+_PARAMS_COMMENT = re.compile(
+    r"// HACK: .*? is a template marker that is replaced by actual params\."
+)
 
-# Runs in the browser: pick the site's vendored libraries when the page has them.
+# Changes to bertviz 1.4's view scripts: (name, exact text, replacement). A change whose
+# text is not found is skipped (another bertviz version still draws, unpatched);
+# tests check that every change applies to the pinned version.
+HEAD_VIEW_PATCHES = (
+    (
+        "layer change updates the lines in place",
+        """            config.layer_seq = config.layers.findIndex(layer => config.layer === layer);
+            renderVis();""",
+        """            config.layer_seq = config.layers.findIndex(layer => config.layer === layer);
+            updateLayer();""",
+    ),
+    (
+        "in-place layer update",
+        """    function renderText(svg, text, isLeft, attention, leftPos) {""",
+        """    // The layer changed, nothing else: give the lines and boxes already drawn (in the
+    // drawing shown) the new
+    // layer's weights (d3 keeps an element's datum in __data__) and set the line
+    // opacities; no element is created and no d3 join runs.
+    function updateLayer() {
+        const attn = config.attention[config.filter].attn[config.layer_seq];
+        const root = document.querySelector(`#${config.rootDivId} #vis svg[data-shown]`);
+        root.querySelectorAll("#attention > .headAttention").forEach((head, h) => {
+            Array.from(head.children).forEach((row, i) => {
+                const lines = row.children;
+                for (let j = 0; j < lines.length; j++) lines[j].__data__ = attn[h][i][j];
+            });
+        });
+        root.querySelectorAll("#left .attentionBoxes > g").forEach((head, h) => {
+            const boxes = head.children;
+            for (let i = 0; i < boxes.length; i++) boxes[i].__data__ = attn[h][i];
+        });
+        root.querySelectorAll("#right .attentionBoxes > g").forEach((head, h) => {
+            const boxes = head.children;
+            for (let j = 0; j < boxes.length; j++) boxes[j].__data__ = attn[h].map(row => row[j]);
+        });
+        updateAttention(d3.select(root));
+    }
+
+    function renderText(svg, text, isLeft, attention, leftPos) {""",
+    ),
+    (
+        "opacities set per head, not looked up per line",
+        """        svg.select("#attention")
+            .selectAll("line")
+            .attr("stroke-opacity", function (d) {
+                const headIndex = +this.parentNode.parentNode.getAttribute("head-index");
+                // If head is selected
+                if (config.headVis[headIndex]) {
+                    // Set opacity to attention weight divided by number of active heads
+                    return d / activeHeads()
+                } else {
+                    return 0.0;
+                }
+            })""",
+        """        // only lines whose opacity changes visibly are touched: style work is the cost
+        const nActive = activeHeads();
+        svg.select("#attention").selectAll(".headAttention").each(function (_, headIndex) {
+            const shown = config.headVis[headIndex];
+            for (const line of this.getElementsByTagName("line")) {
+                const opacity = shown ? line.__data__ / nActive : 0;
+                if (line.__opacity === undefined || Math.abs(line.__opacity - opacity) > 0.002) {
+                    line.__opacity = opacity;
+                    line.setAttribute("stroke-opacity", opacity);
+                }
+            }
+        });""",
+    ),
+    (
+        "no console output",
+        """    console.log("d3 version", d3.version)""",
+        "",
+    ),
+    (
+        "attention types drawn once, kept and shown again",
+        """        // Clear vis
+        $(`#${config.rootDivId} #vis`).empty();""",
+        """        // Every attention type is drawn once, in one box as tall as the tallest:
+        // switching shows another drawing (a change of visibility, no new layout)
+        const vis = document.querySelector(`#${config.rootDivId} #vis`);
+        if (!vis.style.height) {
+            const rows = config.attention.map(
+                a => Math.max(a.left_text.length, a.right_text.length));
+            vis.style.position = "relative";
+            vis.style.height = Math.max(...rows) * BOXHEIGHT + TEXT_TOP + "px";
+        }
+        for (const old of vis.querySelectorAll(":scope > svg")) {
+            kept.set(old.dataset.filter, old);
+            old.removeAttribute("data-shown");
+            old.style.visibility = "hidden";
+        }
+        if (kept.has(String(config.filter))) {
+            const shown = kept.get(String(config.filter));
+            shown.setAttribute("data-shown", "");
+            shown.style.visibility = "";
+            updateLayer();
+            refreshCheckboxes();
+            return;
+        }""",
+    ),
+    (
+        "each drawing knows its attention type",
+        """            .append('svg')
+            .attr("width", "100%")""",
+        """            .append('svg')
+            .attr("data-filter", config.filter)
+            .attr("data-shown", "")
+            .style("position", "absolute")
+            .style("top", "0")
+            .style("left", "0")
+            .attr("width", "100%")""",
+    ),
+    (
+        "the other attention types drawn when the page is idle",
+        """    let config = {};
+    initialize();
+    renderVis();""",
+        """    let config = {};
+    const kept = new Map();  // attention type -> its drawing, while another is shown
+    initialize();
+    renderVis();
+    if (config.attention.length > 1) {
+        (window.requestIdleCallback || setTimeout)(function () {
+            const shown = config.filter;
+            for (let f = 0; f < config.attention.length; f++) {
+                if (String(f) === String(shown)) continue;
+                config.filter = String(f);
+                renderVis();
+            }
+            config.filter = shown;
+            renderVis();
+        });
+    }
+
+    function refreshCheckboxes() {
+        const groups = document.querySelectorAll(`#${config.rootDivId} #vis svg[data-shown] > g`);
+        const boxes = groups[groups.length - 1].querySelectorAll("rect");
+        boxes.forEach((rect, i) => rect.setAttribute(
+            "fill", config.headVis[i] ? headColors(i) : lighten(headColors(i))));
+    }""",
+    ),
+)
+MODEL_VIEW_PATCHES = (
+    (
+        "drawn at the column's width",
+        "const DIV_WIDTH = 970;",
+        "const DIV_WIDTH = Math.max(480, Math.min(970, attnbookWidth(params.root_div_id)));",
+    ),
+    ("no console output", """            console.log("x", x, y)""", ""),
+    ("theme from the page", '"display_mode": "light"', '"display_mode": attnbookTheme()'),
+    (
+        "attention types drawn once, kept and shown again",
+        """            vis.empty();
+            vis.attr("height", config.divHeight);
+            config.svg = d3.select(`#${config.rootDivId} #vis`)
+                .append('svg')""",
+        """            // Every attention type is drawn once and kept, stacked in one box as tall
+            // as the tallest: switching shows another drawing (no new layout)
+            if (config.svg) {
+                config.svg.selectAll(".detail").remove();
+                config.svg.selectAll(".attn_background")
+                    .attr("fill", getBackgroundColor()).attr("stroke-opacity", 0);
+                config.detail_layer = null;
+                config.detail_head = null;
+                kept.set(config.svg.attr("data-filter"), config.svg);
+                config.svg.style("visibility", "hidden");
+            }
+            const tallest = Math.max(parseFloat(vis.css("min-height")) || 0, config.divHeight);
+            vis.css({position: "relative", "min-height": tallest + "px"});
+            if (kept.has(String(config.filter))) {
+                config.svg = kept.get(String(config.filter)).style("visibility", null);
+                return;
+            }
+            config.svg = d3.select(`#${config.rootDivId} #vis`)
+                .append('svg')
+                .attr("data-filter", config.filter)
+                .style("position", "absolute")
+                .style("top", "0")
+                .style("left", "0")""",
+    ),
+    (
+        "kept drawings",
+        "        const config = {};",
+        "        const config = {};\n        const kept = new Map();  // attention type -> drawing",
+    ),
+    (
+        "the other attention types drawn when the page is idle",
+        """        initialize();
+        render();""",
+        """        initialize();
+        render();
+        if (config.attention.length > 1) {
+            (window.requestIdleCallback || setTimeout)(function () {
+                const shown = config.filter;
+                for (let f = 0; f < config.attention.length; f++) {
+                    if (String(f) === String(shown)) continue;
+                    config.filter = String(f);
+                    render();
+                }
+                config.filter = shown;
+                render();
+            });
+        }""",
+    ),
+)
+
+_STYLE = """
+.attnbook-bertviz { margin: 0.5rem 0; font-size: 0.875rem; }
+.attnbook-bertviz .attnbook-bertviz-box { max-width: 100%; overflow-x: auto; }
+.attnbook-bertviz svg text[fill="black"], .attnbook-bertviz svg text:not([fill]) {
+  fill: currentColor;
+}
+.attnbook-bertviz label { margin-right: 1em; }
+.attnbook-bertviz select { font: inherit; color: inherit; background: transparent; }
+.attnbook-bertviz .attnbook-bertviz-legend { margin: 0.25rem 0; line-height: 2; }
+.attnbook-bertviz .attnbook-bertviz-legend button {
+  font: inherit; color: inherit; background: transparent; cursor: pointer;
+  border: 1px solid currentColor; border-radius: 4px; padding: 0 0.4em; margin: 0 0.25em 0 0;
+  min-height: 1.75rem;
+}
+.attnbook-bertviz .attnbook-bertviz-legend button[aria-pressed="false"] { opacity: 0.45; }
+.attnbook-bertviz .attnbook-bertviz-swatch {
+  display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.3em;
+  vertical-align: -0.05em; border-radius: 2px;
+}
+.attnbook-bertviz .attnbook-visually-hidden {
+  position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap;
+}
+"""
+
+# Runs in the browser: pick the site's libraries when the page has them, follow its
+# theme, and wire the legend buttons to bertviz's head squares.
 _LOADER = """
 (function () {
+  var root = document.getElementById("%(id)s");
+  var frame = root.closest(".attnbook-bertviz");
+  var template = root.innerHTML;
   var meta = document.querySelector('meta[name="attnbook-vendor"]');
   var base = meta ? new URL(meta.content, document.baseURI).href : null;
   var paths = base ? {d3: base + "d3.min", jquery: base + "jquery.min"}
                    : {d3: "%(d3)s", jquery: "%(jquery)s"};
+  function attnbookTheme() {
+    var html = document.documentElement, body = document.body;
+    var dark = html.dataset.theme === "dark" ||
+      (body && body.dataset.jpThemeLight === "false");
+    return dark ? "dark" : "light";
+  }
+  function attnbookWidth(id) {
+    var el = document.getElementById(id);
+    return (el && el.clientWidth) || 970;
+  }
+  function headSquares() {
+    var shown = root.querySelector("svg[data-shown]") || root.querySelector("svg");
+    var groups = shown ? shown.querySelectorAll(":scope > g") : [];
+    return groups.length ? groups[groups.length - 1].querySelectorAll("rect") : [];
+  }
+  function syncLegend() {
+    var squares = headSquares();
+    frame.querySelectorAll("button[data-head]").forEach(function (button) {
+      var square = squares[+button.dataset.head];
+      if (square) {
+        var on = square.getAttribute("fill") === button.dataset.colour;
+        button.setAttribute("aria-pressed", String(on));
+      }
+    });
+  }
+  frame.querySelectorAll("button[data-head]").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var square = headSquares()[+button.dataset.head];
+      if (square) square.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+      syncLegend();
+    });
+  });
+  // the squares are redrawn with the view, and bertviz's own clicks change them too
+  new MutationObserver(syncLegend).observe(root, {
+    childList: true, subtree: true, attributes: true, attributeFilter: ["fill"]
+  });
+  var theme = attnbookTheme();
   function draw() {
     require.config({paths: paths});
     %(body)s
   }
+  function redrawOnThemeChange() {
+    new MutationObserver(function () {
+      if (attnbookTheme() === theme) return;
+      theme = attnbookTheme();
+      root.innerHTML = template;
+      draw();
+    }).observe(document.documentElement, {attributes: true, attributeFilter: ["data-theme"]});
+  }
   function load() {
+    if (%(themed)s) redrawOnThemeChange();
     if (window.requirejs) { draw(); return; }
     var s = document.createElement("script");
     s.src = base ? base + "require.js" : "%(require)s";
@@ -48,36 +361,103 @@ _LOADER = """
 
 
 def _as_layers(attention: Sequence[torch.Tensor] | torch.Tensor, name: str) -> list[torch.Tensor]:
-    """Per-layer weights, each ``(1, h, T_q, T_k)`` as bertviz expects."""
+    """Per-layer weights, each ``(1, h, T_q, T_k)`` as bertviz expects, rounded."""
     layers = list(attention.unbind(0)) if isinstance(attention, torch.Tensor) else list(attention)
     if not layers:
         raise ValueError(f"{name}: no layers given")
     out = []
     for i, w in enumerate(layers):
-        w = torch.as_tensor(w).detach().float().cpu()
+        w = torch.as_tensor(w).detach().double().cpu()  # double: 0.123 stays "0.123" in JSON
         if w.dim() == 3:
             w = w.unsqueeze(0)
         if w.dim() != 4 or w.size(0) != 1:
             raise ValueError(
                 f"{name}[{i}] must be (h, T_q, T_k) or (1, h, T_q, T_k), got {tuple(w.shape)}"
             )
-        out.append(w)
+        out.append(torch.round(w, decimals=DECIMALS))
     return out
 
 
-def _self_host(html: str) -> HTML:
-    """Rewrite bertviz's HTML so its libraries come from the site when it has them."""
-    html = _REQUIRE_TAG.sub("", html, count=1)
-    start = html.index('<script type="text/javascript">') + len('<script type="text/javascript">')
-    end = html.rindex("</script>")
-    body = _REQUIRE_CONFIG.sub("", html[start:end], count=1)
+def _patch(script: str, patches: tuple) -> tuple[str, list[str]]:
+    """Apply each patch found exactly once; return the script and the patches applied."""
+    applied = []
+    for name, old, new in patches:
+        if script.count(old) == 1:
+            script = script.replace(old, new)
+            applied.append(name)
+    return script, applied
+
+
+def _summary(layers: list[torch.Tensor], q_tokens: list[str], k_tokens: list[str]) -> str:
+    """One sentence per head of the first layer: the key token it weights most, on average."""
+    w = layers[0][0]  # (h, T_q, T_k)
+    mean = w.mean(dim=1)  # (h, T_k): average weight each key receives
+    parts = []
+    for head, row in enumerate(mean):
+        k = int(row.argmax())
+        parts.append(f"head {head}: {k_tokens[k]!r} ({row[k]:.2f})")
+    return (
+        f"{len(layers)} layer(s) of {w.size(0)} heads over {len(q_tokens)} query and "
+        f"{len(k_tokens)} key tokens ({' '.join(q_tokens)}). Key with the most attention "
+        f"on average in layer 0: " + "; ".join(parts) + "."
+    )
+
+
+def _legend(view: str, n_heads: int, n_layers: int) -> str:
+    if view == "model":
+        rows = "one row: layer 0" if n_layers == 1 else f"rows: layers 0–{n_layers - 1}"
+        return (
+            f"{rows.capitalize()}; columns: heads 0–{n_heads - 1}. Each thumbnail joins every "
+            "token (left) to the tokens it attends to (right), darker for more weight; click "
+            "one to see it large with its tokens."
+        )
+    buttons = "".join(
+        f'<button type="button" data-head="{i}" data-colour="{HEAD_COLOURS[i % 10]}" '
+        f'aria-pressed="true" aria-label="head {i}"><span class="attnbook-bertviz-swatch" '
+        f'style="background:{HEAD_COLOURS[i % 10]}"></span>{i}</button>'
+        for i in range(n_heads)
+    )
+    return (
+        "One colour per head; lines join each token (left) to the tokens it attends to "
+        f"(right), darker for more weight. Heads shown: {buttons}"
+    )
+
+
+def _wrap(raw: str, view: str, layers: list[torch.Tensor], q_tokens, k_tokens, patches) -> HTML:
+    """Rewrite bertviz's HTML: site libraries, theme, fit, labels, legend, summary."""
+    raw = _REQUIRE_TAG.sub("", raw, count=1)
+    start = raw.index('<script type="text/javascript">') + len('<script type="text/javascript">')
+    end = raw.rindex("</script>")
+    body = _PARAMS_COMMENT.sub("", _REQUIRE_CONFIG.sub("", raw[start:end], count=1), count=1)
+    body, _ = _patch(body, patches)
+    vis_id = re.search(r'id="(bertviz-[0-9a-f]+)"', raw)[1]
+    markup = raw[: start - len('<script type="text/javascript">')]
+    n_layers, n_heads = len(layers), layers[0].size(1)
+    layer_hidden = " hidden" if n_layers == 1 else ""
+    markup = markup.replace(
+        'Layer: <select id="layer"></select>',
+        f'<label{layer_hidden}>Layer <select id="layer"></select></label>',
+    ).replace('Attention: <select id="filter">', '<label>Attention <select id="filter">')
+    end_filter = "</select>\n            </span>"
+    markup = markup.replace(end_filter, "</select></label>\n            </span>")
     loader = _LOADER % {
+        "id": vis_id,
         "d3": _CDN_D3,
         "jquery": _CDN_JQUERY,
         "require": _CDN_REQUIRE,
+        "themed": "true" if view == "model" else "false",
         "body": body,
     }
-    return HTML(html[:start] + loader + html[end:])
+    title = "Attention weights, " + ("every layer and head" if view == "model" else "by head")
+    return HTML(
+        f'<figure class="attnbook-bertviz" data-view="{view}" aria-label="{html.escape(title)}" '
+        f'aria-describedby="{vis_id}-summary"><style>{_STYLE}</style>'
+        f'<p class="attnbook-bertviz-legend">{_legend(view, n_heads, n_layers)}</p>'
+        f'<p id="{vis_id}-summary" class="attnbook-visually-hidden">'
+        f"{html.escape(_summary(layers, q_tokens, k_tokens))}</p>"
+        f'<div class="attnbook-bertviz-box">{markup}</div>'
+        f'<script type="text/javascript">{loader}</script></figure>'
+    )
 
 
 def _prepare(kwargs: dict) -> dict:
@@ -85,6 +465,31 @@ def _prepare(kwargs: dict) -> dict:
         if kwargs.get(key) is not None:
             kwargs[key] = _as_layers(kwargs[key], key)
     return kwargs
+
+
+def _first_view(kwargs: dict) -> tuple[list[torch.Tensor], list[str], list[str]]:
+    """The weights and tokens the summary describes: self-attention, else the first given."""
+    if kwargs.get("attention") is not None:
+        tokens = list(kwargs["tokens"] or [])
+        return kwargs["attention"], tokens, tokens
+    enc, dec = list(kwargs.get("encoder_tokens") or []), list(kwargs.get("decoder_tokens") or [])
+    for key, q, k in (
+        ("encoder_attention", enc, enc),
+        ("decoder_attention", dec, dec),
+        ("cross_attention", dec, enc),
+    ):
+        if kwargs.get(key) is not None:
+            return kwargs[key], q, k
+    raise ValueError("give attention (with tokens) or encoder/decoder/cross attention")
+
+
+def _check_tokens(layers: list[torch.Tensor], q_tokens: list[str], k_tokens: list[str]) -> None:
+    T_q, T_k = layers[0].shape[-2:]
+    if (len(q_tokens), len(k_tokens)) != (T_q, T_k):
+        raise ValueError(
+            f"weights are (…, {T_q}, {T_k}) but there are {len(q_tokens)} query and "
+            f"{len(k_tokens)} key tokens"
+        )
 
 
 def head_view(attention=None, tokens=None, **kwargs) -> HTML:
@@ -96,7 +501,10 @@ def head_view(attention=None, tokens=None, **kwargs) -> HTML:
     from bertviz import head_view as _head_view
 
     kwargs = _prepare({"attention": attention, "tokens": tokens, **kwargs})
-    return _self_host(_head_view(html_action="return", **kwargs).data)
+    layers, q_tokens, k_tokens = _first_view(kwargs)
+    _check_tokens(layers, q_tokens, k_tokens)
+    raw = _head_view(html_action="return", **kwargs).data
+    return _wrap(raw, "head", layers, q_tokens, k_tokens, HEAD_VIEW_PATCHES)
 
 
 def model_view(attention=None, tokens=None, **kwargs) -> HTML:
@@ -104,4 +512,8 @@ def model_view(attention=None, tokens=None, **kwargs) -> HTML:
     from bertviz import model_view as _model_view
 
     kwargs = _prepare({"attention": attention, "tokens": tokens, **kwargs})
-    return _self_host(_model_view(html_action="return", **kwargs).data)
+    layers, q_tokens, k_tokens = _first_view(kwargs)
+    _check_tokens(layers, q_tokens, k_tokens)
+    kwargs.setdefault("display_mode", "light")
+    raw = _model_view(html_action="return", **kwargs).data
+    return _wrap(raw, "model", layers, q_tokens, k_tokens, MODEL_VIEW_PATCHES)
