@@ -446,14 +446,41 @@ for _kind in ("func", "class", "meth", "mod", "attr", "obj", "data", "exc", "con
     ROLES[_kind] = ROLES[f"py:{_kind}"] = _role_py
 
 
+MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\$).+?(?<![\\$])\$", re.S)
+
+
 def _one_line_math(text: str) -> str:
     """Join math that spans lines, so that a block quote's `> ` never lands inside it."""
     out, i = [], 0
-    for m in re.finditer(r"\$\$.+?\$\$|(?<![\\$])\$(?!\$).+?(?<![\\$])\$", text, re.S):
+    for m in MATH.finditer(text):
         out.append(text[i : m.start()])
         out.append(re.sub(r"\s*\n\s*", " ", m.group(0)))
         i = m.end()
     out.append(text[i:])
+    return "".join(out)
+
+
+TEXT_IN_MATH = re.compile(r"(\\(?:text|textrm|textit|textbf|texttt|mbox)\{)([^{}]*)\}")
+
+
+def text_underscores(text: str, ch: Chapter) -> str:
+    """`\\text{warmup_steps}` as `\\text{warmup\\_steps}` inside math.
+
+    The site's MathJax takes `_` in `\\text` literally; JupyterLab's (with `textmacros`) and
+    Colab's renderers reject it, so there it must be escaped.
+    """
+
+    def fix_text(m: re.Match) -> str:
+        fixed = re.sub(r"(?<!\\)_", r"\\_", m[2])
+        ch.counts["\\text{} underscore in math"] += fixed != m[2]
+        return f"{m[1]}{fixed}}}"
+
+    parts = re.split(r"((`+).*?(?<!`)\2(?!`))", text, flags=re.S)  # code spans stay
+    out = []
+    for i in range(0, len(parts), 3):
+        out.append(MATH.sub(lambda m: TEXT_IN_MATH.sub(fix_text, m[0]), parts[i]))
+        if i + 1 < len(parts):
+            out.append(parts[i + 1])
     return "".join(out)
 
 
@@ -492,7 +519,7 @@ def convert_markdown(text: str, ch: Chapter) -> str:
 
     def flush() -> None:
         if para:
-            out.append(convert_inline("\n".join(para), ch))
+            out.append(text_underscores(convert_inline("\n".join(para), ch), ch))
             para.clear()
 
     i = 0
@@ -518,15 +545,19 @@ def convert_markdown(text: str, ch: Chapter) -> str:
             i = j + 1
             continue
         if line.strip() == "$$" or DISPLAY_LABEL.match(line):
-            flush()
             j = i + 1
             while j < len(lines) and not (
                 lines[j].strip() == "$$" or DISPLAY_LABEL.match(lines[j])
             ):
                 j += 1
-            if j < len(lines) and DISPLAY_LABEL.match(lines[j]):
+            if j == len(lines):  # no closing line: the `$$` ends math begun in the text
+                para.append(line)
+                i += 1
+                continue
+            flush()
+            if DISPLAY_LABEL.match(lines[j]):
                 ch.counts["equation label"] += 1
-            out.append("\n".join(lines[i:j] + ["$$"]))
+            out.append(text_underscores("\n".join(lines[i:j] + ["$$"]), ch))
             i = j + 1
             continue
         if TARGET.match(line):
@@ -621,7 +652,7 @@ def render_directive(name: str, arg: str, opts: dict, body: str, ch: Chapter) ->
     if name == "math":
         if "label" in opts:
             ch.counts["equation label"] += 1
-        return "$$\n" + body.strip("\n") + "\n$$"
+        return text_underscores("$$\n" + body.strip("\n") + "\n$$", ch)
     if name in ("code-block", "code", "sourcecode", "code-cell"):
         return f"```{arg}\n{body}\n```"
     if name == "raw":

