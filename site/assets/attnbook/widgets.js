@@ -48,9 +48,7 @@ class StaticModel {
     for (const name of event.split(/\s+/).filter(Boolean)) {
       if (!callback) this._listeners.delete(name);
       else {
-        const kept = (this._listeners.get(name) || []).filter(
-          (l) => l.callback !== callback,
-        );
+        const kept = (this._listeners.get(name) || []).filter((l) => l.callback !== callback);
         this._listeners.set(name, kept);
       }
     }
@@ -62,9 +60,7 @@ class StaticModel {
   send() {}
 
   _emit(name, value) {
-    for (const { callback, context } of [
-      ...(this._listeners.get(name) || []),
-    ]) {
+    for (const { callback, context } of [...(this._listeners.get(name) || [])]) {
       callback.call(context, this, value);
     }
   }
@@ -102,9 +98,7 @@ const initialized = new Set(); // model ids whose `initialize` has run
 
 async function definition(source) {
   if (!definitions.has(source)) {
-    const url = URL.createObjectURL(
-      new Blob([source], { type: "text/javascript" }),
-    );
+    const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
     const loaded = import(url)
       .then(async (mod) => {
         // anywidget accepts `export default { render }`, a default function returning
@@ -151,11 +145,8 @@ export async function renderAll(root = document) {
   const models = readModels();
   const instances = new Map();
   const views = [...root.querySelectorAll(`script[type="${VIEW_TYPE}"]`)];
-  const results = await Promise.allSettled(
-    views.map((s) => renderView(s, models, instances)),
-  );
-  for (const r of results)
-    if (r.status === "rejected") console.error("explorer:", r.reason);
+  const results = await Promise.allSettled(views.map((s) => renderView(s, models, instances)));
+  for (const r of results) if (r.status === "rejected") console.error("explorer:", r.reason);
 }
 
 renderAll();
