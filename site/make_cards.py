@@ -1,11 +1,18 @@
-"""Draw the landing page's chapter-card figures with the package (run by `make book`).
+"""The landing page's chapter cards, made by `make book` (nothing here is committed).
 
-Each figure is a small version of a chapter's key figure, computed here from
-`attnbook`, written to book/images/cards/ (not committed). No numbers are drawn.
+For every chapter in `_toc.yml`, in the sidebar's order: a small version of the
+chapter's key figure, computed here from `attnbook` with its axes named so that it reads
+at a glance (book/images/cards/<chapter>.png), and a card with the chapter's own title
+(the notebook's first heading, the title the sidebar shows), a one-line summary and the
+reading time counted from the chapter's prose. The cards go to book/images/cards/cards.md,
+which book/intro.md includes.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from pathlib import Path
 
 import matplotlib
@@ -22,14 +29,24 @@ from attnbook.recipes import load_date_model  # noqa: E402
 from attnbook.train import noam_lr  # noqa: E402
 from attnbook.viz.style import png_bytes  # noqa: E402
 
-OUT = Path(__file__).resolve().parent.parent / "book" / "images" / "cards"
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "book" / "images" / "cards"
+WORDS_PER_MINUTE = 200  # prose and code read with care; the explorers take longer
 
 
-def _card(name: str, draw) -> None:
-    fig, ax = plt.subplots(figsize=(3.2, 2.0), dpi=110)
-    draw(ax)
+def _no_ticks(ax) -> None:
+    """A heat map's axes are named; their index ticks say nothing at this size."""
     ax.set_xticks([])
     ax.set_yticks([])
+
+
+def _card(name: str, title: str, draw) -> None:
+    fig, ax = plt.subplots(figsize=(3.2, 2.0), dpi=110)
+    draw(ax)
+    ax.set_title(title, fontsize=9, loc="left")
+    ax.tick_params(labelsize=7, length=2)
+    ax.xaxis.label.set_size(8)
+    ax.yaxis.label.set_size(8)
     fig.tight_layout(pad=0.3)
     # a palette PNG (attnbook.viz.style): a fraction of the bytes, the same picture
     png, _, _ = png_bytes(fig, scale=1, colors=128)
@@ -41,9 +58,10 @@ def rnn(ax) -> None:
     """Gradient norm of a linear recurrence over distance, for three spectral radii."""
     k = torch.arange(60)
     for rho, colour in ((0.8, "#1c7ed6"), (1.0, "#495057"), (1.2, "#d9480f")):
-        ax.semilogy(k, rho ** k.float(), color=colour)
-    ax.axhline(1.0, color="#2b8a3e", linestyle="--")
+        ax.semilogy(k, rho ** k.float(), color=colour, label=f"ρ = {rho}")
+    ax.legend(fontsize=6, frameon=False, loc="lower left")
     ax.set_xlabel("distance T − t")
+    ax.set_ylabel("gradient size")
 
 
 def attention(ax) -> None:
@@ -51,15 +69,27 @@ def attention(ax) -> None:
     x = torch.randn(6, 8)
     _, w = scaled_dot_product_attention(x, x, x)
     ax.imshow(w, cmap="Blues")
+    ax.set_xlabel("key")
+    ax.set_ylabel("query")
+    _no_ticks(ax)
 
 
 def scaling(ax) -> None:
     set_seed(0)
     d_ks = [2**i for i in range(11)]
     variances = [(torch.randn(4000, d) * torch.randn(4000, d)).sum(1).var().item() for d in d_ks]
-    ax.loglog(d_ks, variances, "o-", color="#d9480f", markersize=3)
-    ax.loglog(d_ks, [v / d for v, d in zip(variances, d_ks)], "o-", color="#1c7ed6", markersize=3)
+    ax.loglog(d_ks, variances, "o-", color="#d9480f", markersize=3, label="q·k")
+    ax.loglog(
+        d_ks,
+        [v / d for v, d in zip(variances, d_ks)],
+        "o-",
+        color="#1c7ed6",
+        markersize=3,
+        label="q·k / √d_k",
+    )
+    ax.legend(fontsize=6, frameon=False)
     ax.set_xlabel("d_k")
+    ax.set_ylabel("variance")
 
 
 def multi_head(ax) -> None:
@@ -69,11 +99,16 @@ def multi_head(ax) -> None:
     _, attn = model(src, tgt)
     heads = attn.cross[-1][0]  # (h, T, S)
     ax.imshow(torch.cat(list(heads), dim=0).detach(), cmap="Purples", aspect="auto")
+    ax.set_xlabel("source character")
+    ax.set_ylabel("head × output step")
+    _no_ticks(ax)
 
 
 def positional(ax) -> None:
     ax.imshow(sinusoidal_encoding(64, 64).T, cmap="RdBu_r", aspect="auto")
     ax.set_xlabel("position")
+    ax.set_ylabel("dimension")
+    _no_ticks(ax)
 
 
 def encoder_decoder(ax) -> None:
@@ -82,13 +117,20 @@ def encoder_decoder(ax) -> None:
     tgt = torch.tensor([DATE_VOCAB.encode("2026-11-29", bos=True)])
     _, attn = model(src, tgt)
     ax.imshow(attn.cross[-1][0].mean(0).detach(), cmap="Blues", aspect="auto")
+    ax.set_xlabel("source character")
+    ax.set_ylabel("output step")
+    _no_ticks(ax)
 
 
 def training(ax) -> None:
     steps = range(1, 20001)
     for warmup, colour in ((4000, "#1c7ed6"), (8000, "#d9480f")):
-        ax.plot(steps, [noam_lr(s, 512, warmup) for s in steps], color=colour)
+        ax.plot(
+            steps, [noam_lr(s, 512, warmup) for s in steps], color=colour, label=f"warm-up {warmup}"
+        )
+    ax.legend(fontsize=6, frameon=False)
     ax.set_xlabel("step")
+    ax.set_ylabel("learning rate")
 
 
 def efficient(ax) -> None:
@@ -96,6 +138,9 @@ def efficient(ax) -> None:
     i = torch.arange(n)
     local = (i[:, None] - i[None, :]).abs() <= window
     ax.imshow(local & causal_mask(n), cmap="Greens")
+    ax.set_xlabel("key")
+    ax.set_ylabel("query")
+    _no_ticks(ax)
 
 
 def deployment(ax) -> None:
@@ -103,35 +148,127 @@ def deployment(ax) -> None:
     w = torch.randn(4000) * 0.05
     scale = w.abs().max() / 127
     ax.hist((w - torch.round(w / scale) * scale).numpy(), bins=40, color="#5f3dc4")
-    ax.set_xlabel("int8 rounding error")
+    ax.set_xticks([-scale / 2, 0, scale / 2], ["−Δ/2", "0", "Δ/2"])
+    ax.set_xlabel("int8 rounding error (Δ = one step)")
+    ax.set_ylabel("weights")
 
 
 def modern(ax) -> None:
     n = 8
     masks = [torch.ones(n, n), causal_mask(n).float(), torch.ones(n, n)]
     ax.imshow(torch.cat([torch.cat([m, torch.zeros(n, 1)], 1) for m in masks], 1), cmap="Greys")
+    ax.set_xticks([n / 2 - 0.5, 1.5 * n, 2.5 * n + 0.5], ["BERT", "GPT", "ViT"])
+    ax.set_yticks([])
 
 
+# chapter file -> (the figure's title, how to draw it, the card's one-line summary)
 CARDS = {
-    "01_rnn_bottleneck": rnn,
-    "02_attention": attention,
-    "03_scaling": scaling,
-    "04_multi_head": multi_head,
-    "05_positional_encoding": positional,
-    "06_encoder_decoder": encoder_decoder,
-    "07_training": training,
-    "08_efficient_attention": efficient,
-    "09_deployment": deployment,
-    "10_modern_transformers": modern,
+    "01_rnn_bottleneck": (
+        "Gradients fade over distance",
+        rnn,
+        "Why recurrence is slow and forgetful: timings, gradients over distance, a recall task.",
+    ),
+    "02_attention": (
+        "Attention weights",
+        attention,
+        "A soft dictionary lookup, built step by step and checked against PyTorch.",
+    ),
+    "03_scaling": (
+        "Score variance grows with d_k",
+        scaling,
+        "The variance argument, softmax saturation, and what 1/d_k would do instead.",
+    ),
+    "04_multi_head": (
+        "Four heads, four patterns",
+        multi_head,
+        "Heads that specialise on a task that needs two relations at once.",
+    ),
+    "05_positional_encoding": (
+        "Sinusoidal positions",
+        positional,
+        "Sines and cosines, the rotation M_k, extrapolation, and RoPE.",
+    ),
+    "06_encoder_decoder": (
+        "Cross-attention reads the date",
+        encoder_decoder,
+        "The whole Transformer, block by block, trained on CPU to translate dates.",
+    ),
+    "07_training": (
+        "The warm-up schedule",
+        training,
+        "Warm-up, layer-norm placement, label smoothing, regularisation, mixed precision.",
+    ),
+    "08_efficient_attention": (
+        "A local attention mask",
+        efficient,
+        "Local, block-sparse, LSH and linear attention, measured against the real thing.",
+    ),
+    "09_deployment": (
+        "What int8 rounding costs",
+        deployment,
+        "INT8 quantization and distillation of a trained model.",
+    ),
+    "10_modern_transformers": (
+        "Three masks, three families",
+        modern,
+        "BERT-, GPT- and ViT-style models from the same blocks, and a real pretrained encoder.",
+    ),
 }
+
+
+def chapters() -> list[str]:
+    """The chapter files of `_toc.yml`, in the sidebar's order."""
+    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    return re.findall(r"file:\s*notebooks/(\S+)", toc)
+
+
+def title_and_minutes(name: str) -> tuple[str, int]:
+    """The notebook's first heading (the sidebar's title) and its reading time in minutes."""
+    cells = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
+    text = ["".join(c["source"]) for c in cells if c["cell_type"] in ("markdown", "code")]
+    markdown = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    title = next(
+        line[2:].strip() for m in markdown for line in m.splitlines() if line.startswith("# ")
+    )
+    words = sum(len(t.split()) for t in text)
+    return title, max(5, 5 * math.ceil(words / WORDS_PER_MINUTE / 5))
+
+
+def card_grid(names: list[str]) -> str:
+    """MyST grid cards, one per chapter, numbered as the sidebar numbers them."""
+    missing = [name for name in names if name not in CARDS]
+    if missing:
+        raise SystemExit(f"site/make_cards.py: no card for chapter(s) {missing}; add them to CARDS")
+    cards = ["::::{grid} 1 2 2 3", ":gutter: 3", ""]
+    for number, name in enumerate(names, start=1):
+        title, minutes = title_and_minutes(name)
+        figure_title, _, summary = CARDS[name]
+        cards += [
+            f":::{{grid-item-card}} {number}. {title}",
+            f":link: ../notebooks/{name}",
+            ":link-type: doc",
+            f":img-top: images/cards/{name}.png",
+            f":img-alt: {figure_title}: a small figure from chapter {number}",
+            "",
+            summary,
+            "+++",
+            f"About {minutes} minutes to read",
+            ":::",
+            "",
+        ]
+    cards.append("::::")
+    return "\n".join(cards) + "\n"
 
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     torch.set_grad_enabled(False)
-    for name, draw in CARDS.items():
-        _card(name, draw)
-    print(f"drew {len(CARDS)} chapter cards into {OUT.relative_to(OUT.parents[2])}")
+    names = chapters()
+    (OUT / "cards.md").write_text(card_grid(names), encoding="utf-8")
+    for name in names:
+        figure_title, draw, _ = CARDS[name]
+        _card(name, figure_title, draw)
+    print(f"drew {len(names)} chapter cards into {OUT.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
