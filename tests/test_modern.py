@@ -262,3 +262,15 @@ def test_patch_attention_explorer_state_and_errors():
         PatchAttentionExplorer(data.images, weights, names, names, marked, patch=5)
     with pytest.raises(ValueError, match="labels"):
         PatchAttentionExplorer(data.images, weights, names[:2], names, marked, patch=4)
+
+
+def test_progress_bar_follows_tqdm_disable(monkeypatch, capsys):
+    """The build sets TQDM_DISABLE=1: no bar then; a reader's run keeps it."""
+    monkeypatch.setenv("TQDM_DISABLE", "1")
+    train_patch_classifier(steps=31, batch_size=4)
+    assert "ViT" not in capsys.readouterr().err
+    monkeypatch.delenv("TQDM_DISABLE")
+    train_patch_classifier(steps=31, batch_size=4)
+    assert "ViT" in capsys.readouterr().err
+    train_patch_classifier(steps=31, batch_size=4, progress=False)
+    assert "ViT" not in capsys.readouterr().err

@@ -11,8 +11,12 @@ import torch
 
 from attnbook.pretrained import (
     HUB_NAME,
+    HeadScores,
+    Probe,
+    best_head,
     cosine_matrix,
     encode,
+    head_scores,
     load_minilm,
     minilm_source,
     within_across,
@@ -36,6 +40,23 @@ def test_within_across():
         within_across(S, [0, 1, 2])
     with pytest.raises(ValueError, match="labels"):
         within_across(S, [0, 1])
+
+
+def test_best_head_chooses_on_the_given_rows():
+    target = torch.zeros(4, 2, 3)
+    target[:2, 1, 2] = 0.9  # layer 1, head 2 wins on probes 0 and 1
+    target[2:, 0, 1] = 0.8  # layer 0, head 1 wins on probes 2 and 3
+    scores = HeadScores(target, torch.full_like(target, 0.1), target > 0.1)
+    torch.testing.assert_close(scores.lift, target - 0.1)
+    assert best_head(scores, rows=[0, 1]) == (1, 2)
+    assert best_head(scores, rows=range(2, 4)) == (0, 1)
+    assert best_head(scores) == (1, 2)  # 0.45 against 0.4 on average over all four
+    with pytest.raises(ValueError, match="indices of the 4 probes"):
+        best_head(scores, rows=[4])
+    with pytest.raises(ValueError, match="indices"):
+        best_head(scores, rows=[])
+    with pytest.raises(TypeError, match="HeadScores"):
+        best_head(target)
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +111,53 @@ def test_word_vectors_errors(minilm):
         word_vectors(model, tokenizer, ["a transformerization"], "transformerization")
     with pytest.raises(ValueError, match="non-empty"):
         encode(model, tokenizer, "  ")
+
+
+def test_head_scores_read_the_attention_rows(minilm):
+    model, tokenizer = minilm
+    text = "the dog chased the cats until its legs were tired ."
+    probes = [Probe(text, "its", "dog", ("cats", "legs")), Probe(text, "chased", "cats")]
+    scores = head_scores(model, tokenizer, probes)
+    assert scores.target.shape == scores.baseline.shape == scores.hit.shape == (2, 6, 12)
+    e = encode(model, tokenizer, text)
+    A = torch.stack([w[0] for w in e.attention])  # (N, h, T, T)
+    at = {t: i for i, t in enumerate(e.tokens)}
+    its, dog, cats, legs = at["its"], at["dog"], at["cats"], at["legs"]
+    torch.testing.assert_close(scores.target[0], A[:, :, its, dog])
+    torch.testing.assert_close(scores.baseline[0], A[:, :, its, [cats, legs]].mean(-1))
+    expected = (A[:, :, its, dog] > A[:, :, its, cats]) & (A[:, :, its, dog] > A[:, :, its, legs])
+    assert torch.equal(scores.hit[0], expected)
+    # no others given: every other word, without [CLS], [SEP], "." and the two words
+    words = [
+        i for i, t in enumerate(e.tokens) if t not in ("[CLS]", "[SEP]", ".", "chased", "cats")
+    ]
+    assert len(words) == 8
+    torch.testing.assert_close(scores.baseline[1], A[:, :, at["chased"], words].mean(-1))
+    assert 0 < scores.hit.float().mean() < 1  # some heads prefer the target, some do not
+
+
+def test_head_scores_errors(minilm):
+    model, tokenizer = minilm
+    text = "the law will never be perfect , but its application should be just ."
+    with pytest.raises(ValueError, match="occurs 0 times"):
+        head_scores(model, tokenizer, [Probe(text, "its", "dog")])
+    with pytest.raises(ValueError, match="one token"):
+        head_scores(model, tokenizer, [Probe(text, "its", "transformerization")])
+    with pytest.raises(ValueError, match="same word"):
+        head_scores(model, tokenizer, [Probe(text, "law", "Law")])
+    with pytest.raises(ValueError, match="other than both"):
+        head_scores(model, tokenizer, [Probe(text, "its", "law", ("law",))])
+    with pytest.raises(TypeError, match="sequence of Probe"):
+        head_scores(model, tokenizer, Probe(text, "its", "law"))
+    with pytest.raises(TypeError, match="each probe"):
+        head_scores(model, tokenizer, [(text, "its", "law")])
+
+
+def test_loading_shows_no_progress_bar_and_restores_the_setting(minilm, capsys):
+    from transformers.utils import logging as hf_logging
+
+    assert hf_logging.is_progress_bar_enabled()
+    capsys.readouterr()
+    load_minilm()
+    assert "Loading weights" not in capsys.readouterr().err
+    assert hf_logging.is_progress_bar_enabled()  # the setting is as it was

@@ -17,6 +17,8 @@ Every forward pass returns its attention weights as values, one ``(B, h, T, T)``
 
 from __future__ import annotations
 
+import os
+
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -278,6 +280,12 @@ def train_patch_classifier(
     return model, history
 
 
+def _progress(progress: bool) -> bool:
+    """``progress``, unless the environment sets ``TQDM_DISABLE`` (as the book's build does):
+    tqdm reads that variable only for a bar whose ``disable`` is not passed explicitly."""
+    return progress and os.environ.get("TQDM_DISABLE", "").strip().lower() in ("", "0", "false")
+
+
 def _fit(model, batches, loss_fn, steps, peak_lr, progress, desc) -> History:
     """The chapter's runs: AdamW (β = 0.9, 0.98, §5.3; λ = 0.01), 30 warm-up steps, then
     linear decay to 0."""
@@ -290,6 +298,6 @@ def _fit(model, batches, loss_fn, steps, peak_lr, progress, desc) -> History:
         lambda s: warmup_linear_decay(s, peak_lr, 30, steps),
         optimizer="adamw",
         weight_decay=0.01,
-        progress=progress,
+        progress=_progress(progress),
         desc=desc,
     )
