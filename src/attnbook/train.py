@@ -289,7 +289,8 @@ def fit(
         callback: ``callback(step, loss)`` after every step, for example to advance a
             progress bar of one's own (``loss`` is a detached scalar tensor: reading it with
             ``.item()`` is the callback's choice). What it returns is ignored.
-        progress: show a tqdm progress bar named ``desc``.
+        progress: show a tqdm progress bar named ``desc`` (unless the environment variable
+            ``TQDM_DISABLE`` is set, as the book's build does).
 
     The model is in training mode during the loop and in eval mode afterwards. The loop
     reads no value back from the device during a step unless ``stop_below``, ``callback``
@@ -304,7 +305,8 @@ def fit(
     losses: list[Tensor] = []
     extras: dict[str, list[Tensor]] = {}
     iterator = iter(batches)
-    bar = tqdm(total=steps, desc=desc, disable=not progress, mininterval=0.5)
+    # progress=True leaves tqdm's own default, so TQDM_DISABLE=1 (the book's build) hides the bar
+    bar = tqdm(total=steps, desc=desc, mininterval=0.5, **({} if progress else {"disable": True}))
     model.train()
     start = time.perf_counter()
     with flush_denormals(), contextlib.closing(bar):
