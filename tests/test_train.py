@@ -404,3 +404,32 @@ def test_progress_bar_follows_tqdm_disable(tqdm_disable):
     )
     assert ("SHOWN" in run.stderr) == (not tqdm_disable), run.stderr
     assert "HIDDEN" not in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("tqdm_disable", ["", "0", "1"])
+def test_progress_bar_disable_is_explicit(tqdm_disable, monkeypatch):
+    """tqdm's notebook bar (what tqdm.auto gives in Jupyter) ignores TQDM_DISABLE, so fit
+    must pass ``disable`` itself."""
+    import attnbook.train
+
+    calls = []
+
+    class Recorder:
+        def __init__(self, **kwargs):
+            calls.append(kwargs)
+
+        def update(self, n=1):
+            pass
+
+        def set_postfix(self, *args, **kwargs):
+            pass
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(attnbook.train, "tqdm", Recorder)
+    monkeypatch.setenv("TQDM_DISABLE", tqdm_disable)
+    m, b = torch.nn.Linear(2, 1), [torch.zeros(4, 2)] * 2
+    for progress in (True, False):
+        fit(m, b, lambda m, x: m(x).pow(2).mean(), 2, 1e-3, progress=progress)
+    assert [c["disable"] for c in calls] == [tqdm_disable == "1", True]

@@ -8,6 +8,7 @@ Every model in the book trains through :func:`fit` with its own loss function
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -305,8 +306,10 @@ def fit(
     losses: list[Tensor] = []
     extras: dict[str, list[Tensor]] = {}
     iterator = iter(batches)
-    # progress=True leaves tqdm's own default, so TQDM_DISABLE=1 (the book's build) hides the bar
-    bar = tqdm(total=steps, desc=desc, mininterval=0.5, **({} if progress else {"disable": True}))
+    # TQDM_DISABLE=1 (the book's build) hides the bar; read here because tqdm's notebook bar
+    # passes disable=False to tqdm itself and so ignores the variable
+    hidden = os.environ.get("TQDM_DISABLE", "").lower() not in ("", "0", "false")
+    bar = tqdm(total=steps, desc=desc, mininterval=0.5, disable=hidden or not progress)
     model.train()
     start = time.perf_counter()
     with flush_denormals(), contextlib.closing(bar):
