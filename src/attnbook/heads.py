@@ -220,8 +220,8 @@ def refit_readout(
     heads: Iterable[int],
     batch: CipherBatch,
     steps: int = 300,
-    batch_size: int = 1024,
-    lr: float = 3e-3,
+    batch_size: int = 2048,
+    lr: float = 3e-2,
     seed: int = 0,
 ) -> tuple[CipherModel, History]:
     """A copy of ``model`` with ``heads`` removed and its read-out trained again.
