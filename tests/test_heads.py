@@ -17,6 +17,7 @@ from attnbook.heads import (
     head_ablation,
     head_contributions,
     predictions,
+    refit_readout,
     relation_weights,
     subset_predictions,
     train_cipher_model,
@@ -173,6 +174,64 @@ def test_ablating_heads_removes_exactly_their_terms():
     )
     with pytest.raises(ValueError, match="head indices"):
         ablate_heads(model, [4])
+    with pytest.raises(ValueError, match="leaves nothing"):
+        ablate_heads(model, [0, 1, 2, 3])
+
+
+def test_rescaled_ablation_multiplies_the_kept_terms_by_h_over_k():
+    model, batch = _model(), _batch()
+    x = model.embed_inputs(batch.tokens, batch.marked)
+    mask = causal_mask(8)
+    contributions, _ = head_contributions(model.attention, x, x, x, mask)
+    rescaled = ablate_heads(model, [2], rescale=True)
+    expected = 4 / 3 * contributions[:, [0, 1, 3]].sum(1) + model.attention.W_O.bias
+    torch.testing.assert_close(rescaled.attention(x, x, x, mask)[0], expected)
+    same = ablate_heads(model, [], rescale=True)  # nothing removed: factor 1
+    torch.testing.assert_close(same.attention.W_O.weight, model.attention.W_O.weight)
+
+
+def test_read_out_is_the_forward_pass_after_attention():
+    model, batch = _model(), _batch()
+    x = model.embed_inputs(batch.tokens, batch.marked)
+    a, _ = model.attention(x, x, x, causal_mask(8))
+    torch.testing.assert_close(model.read_out(x, a), model(batch.tokens, batch.marked)[0])
+
+
+def test_refit_trains_only_the_read_out_of_an_ablated_copy():
+    torch.manual_seed(0)
+    model = CipherModel(K=5, d_model=8, h=2, max_len=8, d_ff=16).eval()
+    pool = cipher_batch(200, 8, 5, 3, torch.Generator().manual_seed(3))
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    refit, history = refit_readout(model, [1], pool, steps=40, batch_size=64, lr=1e-2, seed=0)
+    for k, v in model.state_dict().items():  # the model itself is untouched
+        torch.testing.assert_close(v, before[k])
+    ablated = ablate_heads(model, [1]).state_dict()
+    readout = ("norm.", "W_1.", "W_2.")
+    for k, v in refit.state_dict().items():
+        if k.startswith(readout):
+            assert not torch.equal(v, ablated[k]), f"{k} was not trained"
+        else:  # embeddings and attention (head 1's block of W_O zeroed) as in ablate_heads
+            torch.testing.assert_close(v, ablated[k])
+    assert all(p.requires_grad for p in refit.parameters()) and not refit.training
+    assert history.steps == 40 and sum(history.loss[-5:]) < sum(history.loss[:5])
+    again, history_again = refit_readout(model, [1], pool, steps=40, batch_size=64, lr=1e-2)
+    assert history_again.loss == history.loss  # seeded: the same positions, the same steps
+    with pytest.raises(TypeError, match="CipherBatch"):
+        refit_readout(model, [1], (pool.tokens, pool.targets))
+    with pytest.raises(ValueError, match="head indices"):
+        refit_readout(model, [2], pool)
+
+
+def test_refit_recovers_what_the_kept_heads_carry():
+    """A read-out trained again can only do better than the old one on the kept heads."""
+    torch.manual_seed(0)
+    model = CipherModel(K=5, d_model=16, h=2, max_len=8, d_ff=32)
+    train_cipher_model(model, steps=150, batch_size=64, lr=1e-2, T=8, progress=False)
+    pool = cipher_batch(500, 8, 5, 3, torch.Generator().manual_seed(3))
+    test = cipher_batch(500, 8, 5, 3, torch.Generator().manual_seed(4))
+    for removed in ([0], [1]):
+        refit, _ = refit_readout(model, removed, pool, steps=150, batch_size=256, lr=1e-2)
+        assert accuracy(refit, test) >= accuracy(ablate_heads(model, removed), test) - 0.02
 
 
 def test_accuracy_ablation_and_subsets_agree():

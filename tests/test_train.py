@@ -4,6 +4,9 @@ attnbook.metrics (perplexity, calibration), against PyTorch where it has a refer
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -382,3 +385,51 @@ def test_metrics_reject_bad_input():
         perplexity(torch.randn(2, 5), torch.tensor([0, 1, 2]))
     with pytest.raises(ValueError, match="ignore_index"):
         token_predictions(torch.randn(2, 5), torch.tensor([0, 0]), ignore_index=0)
+
+
+@pytest.mark.parametrize("tqdm_disable", ["", "1"])
+def test_progress_bar_follows_tqdm_disable(tqdm_disable):
+    """fit's bar shows with progress=True unless TQDM_DISABLE is set (the build sets it)."""
+    code = (
+        "import torch; from attnbook.train import fit\n"
+        "m, b = torch.nn.Linear(2, 1), [torch.zeros(4, 2)] * 3\n"
+        "for name, progress in (('SHOWN', True), ('HIDDEN', False)):\n"
+        "    fit(m, b, lambda m, x: m(x).pow(2).mean(), 3, 1e-3, progress=progress, desc=name)\n"
+    )
+    environment = {k: v for k, v in os.environ.items() if k != "TQDM_DISABLE"}
+    if tqdm_disable:
+        environment["TQDM_DISABLE"] = tqdm_disable
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True
+    )
+    assert ("SHOWN" in run.stderr) == (not tqdm_disable), run.stderr
+    assert "HIDDEN" not in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("tqdm_disable", ["", "0", "1"])
+def test_progress_bar_disable_is_explicit(tqdm_disable, monkeypatch):
+    """tqdm's notebook bar (what tqdm.auto gives in Jupyter) ignores TQDM_DISABLE, so fit
+    must pass ``disable`` itself."""
+    import attnbook.train
+
+    calls = []
+
+    class Recorder:
+        def __init__(self, **kwargs):
+            calls.append(kwargs)
+
+        def update(self, n=1):
+            pass
+
+        def set_postfix(self, *args, **kwargs):
+            pass
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(attnbook.train, "tqdm", Recorder)
+    monkeypatch.setenv("TQDM_DISABLE", tqdm_disable)
+    m, b = torch.nn.Linear(2, 1), [torch.zeros(4, 2)] * 2
+    for progress in (True, False):
+        fit(m, b, lambda m, x: m(x).pow(2).mean(), 2, 1e-3, progress=progress)
+    assert [c["disable"] for c in calls] == [tqdm_disable == "1", True]

@@ -10,7 +10,10 @@ This module holds what the multi-head chapter trains and takes apart:
 - :class:`CipherModel`, one layer of multi-head self-attention plus a small read-out;
 - :func:`head_contributions`, the output split into one term per head
   (Concat(head_1, …, head_h) W_O = Σ_i head_i W_O_i);
-- :func:`ablate_heads` and :func:`head_ablation`, which remove heads and measure the damage.
+- :func:`ablate_heads` and :func:`head_ablation`, which remove heads and measure the damage
+  with the read-out left as it was trained, and :func:`refit_readout`, which trains the
+  read-out again for the heads that are left (what the heads carry, not what the old
+  read-out expects).
 
 Nothing here keeps state between calls: every function returns what it computed.
 """
@@ -105,8 +108,16 @@ class CipherModel(nn.Module):
         x = self.embed_inputs(tokens, marked)  # (B, T, d_model)
         mask = causal_mask(tokens.size(1), device=tokens.device)  # (T, T)
         a, weights = self.attention(x, x, x, mask, need_weights)  # (B, T, d_model), (B, h, T, T)
-        hidden = torch.relu(self.W_1(self.norm(x + a)))  # (B, T, d_ff)
-        return self.W_2(hidden), weights  # (B, T, K), (B, h, T, T)
+        return self.read_out(x, a), weights  # (B, T, K), (B, h, T, T)
+
+    def read_out(self, x: Tensor, a: Tensor) -> Tensor:
+        """logits = W_2 · max(0, W_1 · LayerNorm(x + a)), position by position: ``(*, K)``.
+
+        ``x`` is the embedded input and ``a`` the attention layer's output, both
+        ``(*, d_model)``: the read-out sees the other tokens only through ``a``.
+        """
+        hidden = torch.relu(self.W_1(self.norm(x + a)))  # (*, d_ff)
+        return self.W_2(hidden)  # (*, K)
 
 
 def head_contributions(
@@ -147,16 +158,23 @@ def _check_heads(heads: Iterable[int], h: int) -> list[int]:
     return heads
 
 
-def ablate_heads(model: CipherModel, heads: Iterable[int]) -> CipherModel:
+def ablate_heads(model: CipherModel, heads: Iterable[int], rescale: bool = False) -> CipherModel:
     """A copy of ``model`` with the given heads removed (Michel et al. 2019's ξ_i = 0).
 
     Removing head i zeroes its block W_O_i, so head_i W_O_i = 0 and the other
-    heads' terms are untouched. ``model`` itself is not changed.
+    heads' terms are untouched. With ``rescale``, the k heads that are left are
+    multiplied by h / k instead, so that their sum keeps the size of the sum of all h
+    terms the read-out was trained on (as dropout rescales the units it keeps).
+    ``model`` itself is not changed.
     """
     heads = _check_heads(heads, model.h)
+    if len(heads) == model.h:
+        raise ValueError(f"removing every head {heads} leaves nothing: keep at least one")
     ablated = copy.deepcopy(model)
     d_k = ablated.attention.d_k
+    factor = model.h / (model.h - len(heads)) if rescale else 1.0
     with torch.no_grad():
+        ablated.attention.W_O.weight.mul_(factor)
         for i in heads:
             ablated.attention.W_O.weight[:, i * d_k : (i + 1) * d_k] = 0.0
     return ablated
@@ -195,6 +213,58 @@ def subset_predictions(model: CipherModel, batch: CipherBatch) -> Tensor:
         removed = [i for i in range(model.h) if not s >> i & 1]
         rows.append(predictions(ablate_heads(model, removed), batch))
     return torch.stack(rows)  # (2^h − 1, B, T)
+
+
+def refit_readout(
+    model: CipherModel,
+    heads: Iterable[int],
+    batch: CipherBatch,
+    steps: int = 300,
+    batch_size: int = 2048,
+    lr: float = 3e-2,
+    seed: int = 0,
+) -> tuple[CipherModel, History]:
+    """A copy of ``model`` with ``heads`` removed and its read-out trained again.
+
+    The embeddings and the attention layer stay as they are (the removed heads' blocks
+    W_O_i are zero, as in :func:`ablate_heads`); the read-out (LayerNorm, W_1, W_2),
+    starting from its trained weights, takes ``steps`` steps of Adam (β = 0.9, 0.98) on
+    the answered positions of ``batch``, ``batch_size`` positions at a time, drawn with a
+    generator seeded with ``seed``. Removing a head with the old read-out measures how
+    much that read-out relies on the head's term; with a read-out fitted to the heads
+    that are left, what those heads still carry. Returns the copy and the refit's History.
+    """
+    if not isinstance(model, CipherModel):
+        raise TypeError(f"model must be a CipherModel, got {type(model).__name__}")
+    if not isinstance(batch, CipherBatch):
+        raise TypeError(f"batch must be a CipherBatch, got {type(batch).__name__}")
+    check_int("steps", steps)
+    check_int("batch_size", batch_size)
+    check_float("lr", lr, 0.0, low_open=True)
+    check_int("seed", seed, minimum=0)
+    refit = ablate_heads(model, heads).eval()
+    with torch.no_grad():
+        x = refit.embed_inputs(batch.tokens, batch.marked)  # (B, T, d_model)
+        mask = causal_mask(x.size(1), device=x.device)  # (T, T)
+        a, _ = refit.attention(x, x, x, mask, need_weights=False)  # (B, T, d_model)
+    answered = batch.targets != IGNORE_INDEX  # (B, T)
+    x, a, y = x[answered], a[answered], batch.targets[answered]  # (n, d_model), …, (n,)
+    readout = [*refit.norm.parameters(), *refit.W_1.parameters(), *refit.W_2.parameters()]
+    for p in refit.parameters():
+        p.requires_grad_(False)
+    for p in readout:
+        p.requires_grad_(True)
+    generator = torch.Generator().manual_seed(seed)
+    picks = iter(lambda: torch.randint(0, len(y), (batch_size,), generator=generator), None)
+
+    def loss_fn(m: CipherModel, i: Tensor) -> Tensor:
+        return F.cross_entropy(m.read_out(x[i], a[i]), y[i])  # i: (batch_size,) positions
+
+    adam = dict(optimizer="adam", betas=(0.9, 0.98), eps=1e-8)
+    history = fit(refit, picks, loss_fn, steps, lr, **adam, progress=False)
+    for p in refit.parameters():
+        p.requires_grad_(True)
+    return refit.eval(), history
 
 
 def relation_weights(weights: Tensor, batch: CipherBatch) -> Tensor:

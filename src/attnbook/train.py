@@ -8,6 +8,7 @@ Every model in the book trains through :func:`fit` with its own loss function
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -289,7 +290,8 @@ def fit(
         callback: ``callback(step, loss)`` after every step, for example to advance a
             progress bar of one's own (``loss`` is a detached scalar tensor: reading it with
             ``.item()`` is the callback's choice). What it returns is ignored.
-        progress: show a tqdm progress bar named ``desc``.
+        progress: show a tqdm progress bar named ``desc`` (unless the environment variable
+            ``TQDM_DISABLE`` is set, as the book's build does).
 
     The model is in training mode during the loop and in eval mode afterwards. The loop
     reads no value back from the device during a step unless ``stop_below``, ``callback``
@@ -304,7 +306,10 @@ def fit(
     losses: list[Tensor] = []
     extras: dict[str, list[Tensor]] = {}
     iterator = iter(batches)
-    bar = tqdm(total=steps, desc=desc, disable=not progress, mininterval=0.5)
+    # TQDM_DISABLE=1 (the book's build) hides the bar; read here because tqdm's notebook bar
+    # passes disable=False to tqdm itself and so ignores the variable
+    hidden = os.environ.get("TQDM_DISABLE", "").lower() not in ("", "0", "false")
+    bar = tqdm(total=steps, desc=desc, mininterval=0.5, disable=hidden or not progress)
     model.train()
     start = time.perf_counter()
     with flush_denormals(), contextlib.closing(bar):
