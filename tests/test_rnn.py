@@ -328,7 +328,6 @@ def test_gradient_explorer_state_and_errors():
     w = GradientDecayExplorer(rhos, grid, attention=torch.zeros(3), rho=1.1)
     assert w.index == 1 and w.rhos == rhos
     assert w.log_norms[2][2] == pytest.approx(2.123, abs=1e-9)
-    assert "export default" in w._esm and "input" in w._esm
     with pytest.raises(ValueError, match="len\\(rhos\\)"):
         GradientDecayExplorer(rhos[:2], grid)
     with pytest.raises(ValueError, match="finite"):
