@@ -332,3 +332,52 @@ def test_encoder_and_decoder_are_modules_of_the_transformer():
     init_parameters(layer)
     bound = (6 / 400) ** 0.5  # Glorot: U(−a, a), a = √(6 / (fan_in + fan_out))
     assert layer.weight.abs().max() <= bound and layer.weight.abs().max() > 0.95 * bound
+
+
+@pytest.mark.parametrize("norm_first", [False, True], ids=["post-LN", "pre-LN"])
+def test_residual_and_layer_norm_switches(norm_first):
+    from attnbook.model import Residual
+
+    x = torch.randn(2, 3, 8)
+
+    def sublayer(z):
+        return 2 * z + 1, "extra"
+
+    norm = torch.nn.functional.layer_norm
+    expected = {  # (residual, layer_norm): what the sub-layer's output must be
+        (True, True): (x + sublayer(norm(x, (8,)))[0]) if norm_first else norm(x + 2 * x + 1, (8,)),
+        (True, False): x + 2 * x + 1,
+        (False, True): sublayer(norm(x, (8,)))[0] if norm_first else norm(2 * x + 1, (8,)),
+        (False, False): 2 * x + 1,
+    }
+    for (residual, layer_norm), want in expected.items():
+        block = Residual(8, 0.0, norm_first, residual=residual, layer_norm=layer_norm)
+        got, extra = block(x, sublayer)
+        assert extra == "extra"
+        torch.testing.assert_close(got, want)
+
+
+def test_switches_reach_every_layer_and_the_parameter_count():
+    from attnbook.model import Residual
+
+    for norm_first in (False, True):
+        full = tiny(norm_first=norm_first)
+        bare = tiny(norm_first=norm_first, residual=False, layer_norm=False)
+        blocks = [m for m in bare.modules() if isinstance(m, Residual)]
+        assert len(blocks) == 5 * bare.config.N and not any(b.residual for b in blocks)
+        assert not any(isinstance(m, torch.nn.LayerNorm) for m in bare.modules())
+        norms = 5 * full.config.N + (2 if norm_first else 0)  # + the pre-LN stacks' final norms
+        assert count_parameters(full) - count_parameters(bare) == norms * 2 * full.config.d_model
+        logits, _ = bare(ids(2, 7, 13), ids(2, 5, 11))
+        assert torch.isfinite(logits).all()
+    with pytest.raises(TypeError, match="residual must be True or False"):
+        TransformerConfig.tiny(13, residual="no")
+
+
+def test_checkpoint_of_an_ablated_model_round_trips(tmp_path):
+    model = tiny(layer_norm=False, residual=False)
+    save_checkpoint(model, tmp_path / "bare.safetensors")
+    loaded, _ = load_checkpoint(tmp_path / "bare.safetensors")
+    assert loaded.config == model.config
+    src, tgt = ids(2, 6, 13), ids(2, 5, 11)
+    torch.testing.assert_close(loaded(src, tgt)[0], model(src, tgt)[0])

@@ -197,11 +197,76 @@ class MultiHeadAttention(nn.Module):
         weights as a tensor of their own (what training needs, and faster).
         """
         self._check_inputs(query, key, value, mask)
+        k = self._split_heads(self.W_K(key))  # (B, h, T_k, d_k)
+        v = self._split_heads(self.W_V(value))  # (B, h, T_k, d_k)
+        return self._attend(query, k, v, mask, need_weights)
+
+    def project_kv(self, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
+        """K W_K and V W_V, split into heads: ``(B, h, T_k, d_k)`` each.
+
+        What a decoder keeps between generation steps (its key/value cache): the keys and
+        values of the positions already generated, and those of the encoder's memory.
+        :meth:`attend` takes them back.
+        """
+        for name, t in (("key", key), ("value", value)):
+            check_tensor(name, t, 3, "float", f"(B, T_k, d_model={self.d_model})")
+            if t.size(-1) != self.d_model:
+                raise ValueError(
+                    f"{name} must have shape (B, T_k, d_model={self.d_model}), got {tuple(t.shape)}"
+                )
+        if key.shape[:2] != value.shape[:2]:
+            raise ValueError(
+                f"key and value must have the same (B, T_k): key {tuple(key.shape)} "
+                f"vs value {tuple(value.shape)}"
+            )
+        return self._split_heads(self.W_K(key)), self._split_heads(
+            self.W_V(value)
+        )  # (B, h, T_k, d_k)
+
+    def attend(
+        self,
+        query: Tensor,
+        k: Tensor,
+        v: Tensor,
+        mask: Tensor | None = None,
+        need_weights: bool = True,
+    ) -> tuple[Tensor, Tensor | None]:
+        """:meth:`forward` with keys and values already projected by :meth:`project_kv`.
+
+        ``query`` ``(B, T_q, d_model)``; ``k``, ``v`` ``(B, h, T_k, d_k)``; ``mask`` and the
+        result as in :meth:`forward`. ``forward(query, key, value)`` equals
+        ``attend(query, *project_kv(key, value))``.
+        """
+        check_tensor("query", query, 3, "float", f"(B, T_q, d_model={self.d_model})")
+        check_tensor("k", k, 4, "float", f"(B, h={self.h}, T_k, d_k={self.d_k})")
+        check_tensor("v", v, 4, "float", f"(B, h={self.h}, T_k, d_k={self.d_k})")
+        B, T_q, d_model = query.shape
+        if (
+            d_model != self.d_model
+            or T_q == 0
+            or k.shape != v.shape
+            or (k.size(0), k.size(1), k.size(3)) != (B, self.h, self.d_k)
+            or k.size(2) == 0
+        ):
+            raise ValueError(
+                f"attend needs query (B, T_q ≥ 1, d_model={self.d_model}) and k, v of one shape "
+                f"(B, h={self.h}, T_k ≥ 1, d_k={self.d_k}), got query {tuple(query.shape)}, "
+                f"k {tuple(k.shape)}, v {tuple(v.shape)}"
+            )
+        if not query.dtype == k.dtype == v.dtype:
+            raise TypeError(
+                f"query, k and v must share one dtype, got {query.dtype}, {k.dtype}, {v.dtype}"
+            )
+        if mask is not None:
+            check_mask(mask, (query.size(0), query.size(1), k.size(2)))
+        return self._attend(query, k, v, mask, need_weights)
+
+    def _attend(
+        self, query: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, need_weights: bool
+    ) -> tuple[Tensor, Tensor | None]:
         if mask is not None and mask.dim() == 3:
             mask = mask.unsqueeze(1)  # (B, 1, T_q or 1, T_k): same mask for every head
         q = self._split_heads(self.W_Q(query))  # (B, h, T_q, d_k)
-        k = self._split_heads(self.W_K(key))  # (B, h, T_k, d_k)
-        v = self._split_heads(self.W_V(value))  # (B, h, T_k, d_k)
         dropping = self.training and self.dropout.p > 0
         if not need_weights and not dropping and self.attention is scaled_dot_product_attention:
             # fused kernel: same softmax(Q Kᵀ / √d_k) V; all-masked rows give 0 here too

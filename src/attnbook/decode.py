@@ -1,16 +1,24 @@
-"""Generating a target sequence from a trained encoder–decoder: greedy and beam search (§6.1)."""
+"""Generating a target sequence from a trained encoder–decoder: greedy and beam search (§6.1).
+
+Both decode incrementally by default: each step runs the decoder on the newest position
+only and reuses the keys and values of the earlier ones (:class:`~attnbook.model.KVCache`).
+``use_cache=False`` recomputes the whole prefix at every step instead; the outputs are the
+same. ``return_attention=True`` also returns the attention maps of the decoded sequence,
+row i holding what step i attended to.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor
 
 from attnbook.checks import check_float, check_ids, check_int, check_texts, describe
 from attnbook.data.dates import check_date_input
 from attnbook.data.vocab import BOS_ID, EOS_ID, Vocabulary, pad_batch
-from attnbook.model import Transformer
+from attnbook.model import Attention, KVCache, Transformer
 
 
 def _check_decoding(model: Transformer, src: Tensor, max_len: int, bos_id: int, eos_id: int):
@@ -31,25 +39,81 @@ def _check_decoding(model: Transformer, src: Tensor, max_len: int, bos_id: int, 
         )
 
 
+Rows = tuple[list[Tensor], list[Tensor]]  # one step's attention rows, per decoder layer
+
+
+def _next_logits(
+    model: Transformer,
+    ys: Tensor,
+    memory: Tensor,
+    src: Tensor,
+    cache: KVCache | None,
+    need_weights: bool,
+) -> tuple[Tensor, KVCache | None, Rows]:
+    """Logits ``(k, V)`` of the token after ``ys`` ``(k, t)``, the grown cache, and the
+    attention rows of position t − 1: ``[(k, h, 1, t)] * N`` and ``[(k, h, 1, S)] * N``."""
+    if cache is not None:  # the newest position only, against the cached keys and values
+        logits, cache, self_ws, cross_ws = model.decode_step(ys[:, -1:], cache, need_weights)
+        return logits, cache, (self_ws, cross_ws)
+    k = ys.size(0)  # the whole prefix again
+    logits, self_ws, cross_ws = model.decode(
+        ys, memory.expand(k, -1, -1), src.expand(k, -1), need_weights
+    )
+    rows = ([w[:, :, -1:] for w in self_ws], [w[:, :, -1:] for w in cross_ws])
+    return logits[:, -1], None, rows
+
+
+def _stack_rows(encoder: list[Tensor], steps: list[Rows]) -> Attention:
+    """The rows of every step, stacked into the maps of a teacher-forced pass:
+    decoder ``[(k, h, T, T)] * N`` (zero above the diagonal) and cross ``[(k, h, T, S)] * N``."""
+    T = len(steps)
+    decoder, cross = [], []
+    for layer in range(len(steps[0][0])):
+        rows = [step[0][layer] for step in steps]  # [(k, h, 1, t)] for t = 1 … T
+        decoder.append(torch.cat([F.pad(r, (0, T - r.size(-1))) for r in rows], dim=2))
+        cross.append(torch.cat([step[1][layer] for step in steps], dim=2))
+    return Attention(encoder, decoder, cross)
+
+
 @torch.no_grad()
 def greedy_decode(
-    model: Transformer, src: Tensor, max_len: int, bos_id: int = BOS_ID, eos_id: int = EOS_ID
-) -> Tensor:
+    model: Transformer,
+    src: Tensor,
+    max_len: int,
+    bos_id: int = BOS_ID,
+    eos_id: int = EOS_ID,
+    *,
+    use_cache: bool = True,
+    return_attention: bool = False,
+) -> Tensor | tuple[Tensor, Attention]:
     """Pick the most likely next token, one position at a time.
 
-    Returns ``(B, ≤ max_len)`` ids without ``<bos>``; finished rows are padded.
+    Returns ``(B, T ≤ max_len)`` ids without ``<bos>``; finished rows are padded.
+    ``use_cache=False`` recomputes the whole prefix at every step (same ids, slower).
+    ``return_attention=True`` returns ``(ids, attention)``: an
+    :class:`~attnbook.model.Attention` whose encoder maps are ``[(B, h, S, S)] * N`` and
+    whose decoder and cross maps ``[(B, h, T, T or S)] * N`` hold in row i what step i
+    attended to (the maps of a teacher-forced pass over ``<bos>`` and the ids).
     """
     _check_decoding(model, src, max_len, bos_id, eos_id)
-    memory, _ = model.encode(src, need_weights=False)
+    for name, flag in (("use_cache", use_cache), ("return_attention", return_attention)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be True or False, got {describe(flag)}")
+    memory, encoder = model.encode(src, need_weights=return_attention)
+    cache = model.start_cache(memory, src) if use_cache else None
     ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)
     done = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
+    steps: list[Rows] = []
     for _ in range(max_len):
-        logits, _, _ = model.decode(ys, memory, src, need_weights=False)  # (B, t, V)
-        nxt = logits[:, -1].argmax(-1).masked_fill(done, model.config.pad_id)  # (B,)
+        logits, cache, rows = _next_logits(model, ys, memory, src, cache, return_attention)
+        steps.append(rows)
+        nxt = logits.argmax(-1).masked_fill(done, model.config.pad_id)  # (B,)
         ys = torch.cat([ys, nxt[:, None]], dim=1)
         done |= nxt == eos_id
         if done.all():
             break
+    if return_attention:
+        return ys[:, 1:], _stack_rows(encoder, steps)
     return ys[:, 1:]
 
 
@@ -69,11 +133,18 @@ def beam_search(
     alpha: float = 0.6,
     bos_id: int = BOS_ID,
     eos_id: int = EOS_ID,
-) -> tuple[list[int], float]:
+    *,
+    use_cache: bool = True,
+    return_attention: bool = False,
+) -> tuple[list[int], float] | tuple[list[int], float, Attention]:
     """Keep the ``beam_size`` best partial targets of one source ``(1, S)``.
 
     Hypotheses are ranked by log P(Y | X) / lp(Y). Returns the best ids (without
     ``<bos>``, ending in ``<eos>`` unless ``max_len`` was reached) and its log-probability.
+    Each step extends every live hypothesis by its newest token, with its rows of the
+    key/value cache (``use_cache=False`` recomputes every prefix instead; same result).
+    ``return_attention=True`` adds the attention maps of the best hypothesis, as
+    :func:`greedy_decode` returns them (batch size 1).
     """
     _check_decoding(model, src, max_len, bos_id, eos_id)
     if src.size(0) != 1:
@@ -82,23 +153,35 @@ def beam_search(
         )
     check_int("beam_size", beam_size)
     check_float("alpha", alpha, 0.0)
-    memory, _ = model.encode(src, need_weights=False)
-    beams = [([bos_id], 0.0)]  # (ids, log-probability)
-    finished: list[tuple[list[int], float]] = []
+    for name, flag in (("use_cache", use_cache), ("return_attention", return_attention)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be True or False, got {describe(flag)}")
+    memory, encoder = model.encode(src, need_weights=return_attention)
+    cache = model.start_cache(memory, src) if use_cache else None
+    beams = [([bos_id], 0.0, ())]  # (ids, log-probability, attention rows of each step)
+    finished: list[tuple[list[int], float, tuple[Rows, ...]]] = []
     for _ in range(max_len):
-        ys = torch.tensor([ids for ids, _ in beams], device=src.device)  # (k, t)
-        k = ys.size(0)
-        logits, _, _ = model.decode(
-            ys, memory.expand(k, -1, -1), src.expand(k, -1), need_weights=False
+        ys = torch.tensor([ids for ids, _, _ in beams], device=src.device)  # (k, t)
+        logits, cache, (self_ws, cross_ws) = _next_logits(
+            model, ys, memory, src, cache, return_attention
         )
-        logp = torch.log_softmax(logits[:, -1].double(), dim=-1)  # (k, V)
-        total = torch.tensor([lp for _, lp in beams], dtype=torch.double, device=src.device)
+        logp = torch.log_softmax(logits.double(), dim=-1)  # (k, V)
+        total = torch.tensor([lp for _, lp, _ in beams], dtype=torch.double, device=src.device)
         scores, flat = (total[:, None] + logp).flatten().topk(min(beam_size, logp.numel()))
         V = logp.size(-1)
-        beams = []
+        old, beams, origins = beams, [], []
         for score, index in zip(scores.tolist(), flat.tolist()):
-            ids = [*ys[index // V].tolist(), index % V]
-            (finished if ids[-1] == eos_id else beams).append((ids, score))
+            origin = index // V  # the hypothesis this one extends
+            ids = [*ys[origin].tolist(), index % V]
+            step = (
+                [w[origin : origin + 1] for w in self_ws],
+                [w[origin : origin + 1] for w in cross_ws],
+            )
+            (finished if ids[-1] == eos_id else beams).append((ids, score, (*old[origin][2], step)))
+            if ids[-1] != eos_id:
+                origins.append(origin)
+        if cache is not None and beams:  # each live hypothesis keeps the rows it extends
+            cache = cache.select(torch.tensor(origins, device=src.device))
         if not beams or (
             len(finished) >= beam_size
             and max(f[1] / length_penalty(len(f[0]) - 1, alpha) for f in finished)
@@ -106,7 +189,11 @@ def beam_search(
         ):
             break
     candidates = finished or beams
-    best_ids, best_lp = max(candidates, key=lambda c: c[1] / length_penalty(len(c[0]) - 1, alpha))
+    best_ids, best_lp, best_rows = max(
+        candidates, key=lambda c: c[1] / length_penalty(len(c[0]) - 1, alpha)
+    )
+    if return_attention:
+        return best_ids[1:], best_lp, _stack_rows(encoder, list(best_rows))
     return best_ids[1:], best_lp
 
 

@@ -4,6 +4,10 @@ Every forward pass returns its attention weights as values (never stored on a mo
 ``Attention(encoder=[...], decoder=[...], cross=[...])``, one ``(B, h, T_q, T_k)``
 tensor per layer, ready for ``attnbook.viz.model_view``. Training passes
 ``need_weights=False`` and gets empty lists (and PyTorch's fused attention) instead.
+
+Generation one token at a time reuses the keys and values of the positions already
+decoded (:class:`KVCache`, :meth:`Transformer.start_cache`, :meth:`Transformer.decode_step`):
+the cache is a value handed in and returned, never state left on a module.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ class TransformerConfig:
     max_len: int = 512
     share_embeddings: bool = False  # one matrix for source, target and output (§3.4)
     norm_first: bool = False  # False: the paper's post-LN, LayerNorm(x + Sublayer(x))
+    residual: bool = True  # False drops the "x +" of every sub-layer (an ablation, not the paper)
+    layer_norm: bool = True  # False drops every LayerNorm (an ablation, not the paper)
     positional: str = "sinusoidal"  # or "learned" (Table 3, row E)
     pad_id: int = 0
 
@@ -48,7 +54,7 @@ class TransformerConfig:
         if self.d_model % self.h:
             raise ValueError(f"d_model={self.d_model} is not divisible by h={self.h}")
         check_float("dropout", self.dropout, 0.0, 1.0, high_open=True)
-        for name in ("share_embeddings", "norm_first"):
+        for name in ("share_embeddings", "norm_first", "residual", "layer_norm"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(
                     f"{name} must be True or False, got {describe(getattr(self, name))}"
@@ -150,24 +156,90 @@ class FeedForward(nn.Module):
 
 class Residual(nn.Module):
     """LayerNorm(x + Dropout(Sublayer(x))) (post-LN, §3.1, §5.4), or pre-LN
-    x + Dropout(Sublayer(LayerNorm(x))) when ``norm_first``."""
+    x + Dropout(Sublayer(LayerNorm(x))) when ``norm_first``.
 
-    def __init__(self, d_model: int, dropout: float, norm_first: bool) -> None:
+    ``residual=False`` leaves out the ``x +`` and ``layer_norm=False`` the LayerNorm: the
+    ablations of the encoder–decoder chapter (the paper has both). ``sublayer(x)`` returns
+    ``(output, extra)``; ``extra`` (attention weights, a cache) is handed back untouched.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        dropout: float,
+        norm_first: bool,
+        residual: bool = True,
+        layer_norm: bool = True,
+    ) -> None:
         super().__init__()
-        self.norm = nn.LayerNorm(d_model)
+        self.norm = nn.LayerNorm(d_model) if layer_norm else nn.Identity()
         self.dropout = nn.Dropout(dropout)
         self.norm_first = norm_first
+        self.residual = residual
 
-    def forward(self, x: Tensor, sublayer) -> tuple[Tensor, Tensor | None]:
+    def forward(self, x: Tensor, sublayer) -> tuple[Tensor, object]:
         if self.norm_first:
-            out, weights = sublayer(self.norm(x))
-            return x + self.dropout(out), weights
-        out, weights = sublayer(x)
-        return self.norm(x + self.dropout(out)), weights
+            out, extra = sublayer(self.norm(x))
+            out = self.dropout(out)
+            return (x + out if self.residual else out), extra
+        out, extra = sublayer(x)
+        out = self.dropout(out)
+        return self.norm(x + out if self.residual else out), extra
+
+    def extra_repr(self) -> str:
+        return f"norm_first={self.norm_first}, residual={self.residual}"
 
 
 def _no_weights(f):
     return lambda x: (f(x), None)
+
+
+def _residuals(c: TransformerConfig, n: int) -> list[Residual]:
+    return [
+        Residual(c.d_model, c.dropout, c.norm_first, c.residual, c.layer_norm) for _ in range(n)
+    ]
+
+
+class LayerCache(NamedTuple):
+    """What one decoder layer keeps between generation steps, each ``(B, h, ·, d_k)``."""
+
+    k: Tensor  # (B, h, t, d_k): self-attention keys of the t target positions so far
+    v: Tensor  # (B, h, t, d_k): their values
+    memory_k: Tensor  # (B, h, S, d_k): cross-attention keys, from the memory, computed once
+    memory_v: Tensor  # (B, h, S, d_k): cross-attention values
+
+
+class KVCache(NamedTuple):
+    """The key/value cache of incremental decoding: one :class:`LayerCache` per decoder
+    layer, which target positions so far are not padding, and the source's padding mask.
+
+    Made by :meth:`Transformer.start_cache`, grown by :meth:`Transformer.decode_step`.
+    """
+
+    layers: list[LayerCache]
+    tgt_keep: Tensor  # (B, t) bool: True where the target token is not padding
+    src_mask: Tensor  # (B, 1, S) bool: True on real source tokens
+
+    @property
+    def length(self) -> int:
+        """t, the number of target positions cached."""
+        return self.tgt_keep.size(1)
+
+    def numel(self) -> tuple[int, int]:
+        """Numbers held: ``(self-attention K and V, cross-attention K and V)``.
+
+        Per sequence, 2·N·t·d_model for the first and 2·N·S·d_model for the second.
+        """
+        own = sum(c.k.numel() + c.v.numel() for c in self.layers)
+        memory = sum(c.memory_k.numel() + c.memory_v.numel() for c in self.layers)
+        return own, memory
+
+    def select(self, index: Tensor) -> KVCache:
+        """The cache of the rows ``index`` ``(k,)``, in that order (a beam search keeps the
+        rows of the hypotheses it extends)."""
+        check_tensor("index", index, 1, "long", "(k,)")
+        rows = [LayerCache(*(t.index_select(0, index) for t in c)) for c in self.layers]
+        return KVCache(rows, self.tgt_keep[index], self.src_mask[index])
 
 
 class EncoderLayer(nn.Module):
@@ -177,8 +249,7 @@ class EncoderLayer(nn.Module):
         super().__init__()
         self.self_attn = MultiHeadAttention(c.d_model, c.h, dropout=c.dropout)
         self.ffn = FeedForward(c.d_model, c.d_ff, c.dropout)
-        self.sublayer1 = Residual(c.d_model, c.dropout, c.norm_first)
-        self.sublayer2 = Residual(c.d_model, c.dropout, c.norm_first)
+        self.sublayer1, self.sublayer2 = _residuals(c, 2)
 
     def forward(
         self, x: Tensor, src_mask: Tensor | None, need_weights: bool = True
@@ -198,9 +269,7 @@ class DecoderLayer(nn.Module):
         self.self_attn = MultiHeadAttention(c.d_model, c.h, dropout=c.dropout)
         self.cross_attn = MultiHeadAttention(c.d_model, c.h, dropout=c.dropout)
         self.ffn = FeedForward(c.d_model, c.d_ff, c.dropout)
-        self.sublayer1 = Residual(c.d_model, c.dropout, c.norm_first)
-        self.sublayer2 = Residual(c.d_model, c.dropout, c.norm_first)
-        self.sublayer3 = Residual(c.d_model, c.dropout, c.norm_first)
+        self.sublayer1, self.sublayer2, self.sublayer3 = _residuals(c, 3)
 
     def forward(
         self,
@@ -220,6 +289,46 @@ class DecoderLayer(nn.Module):
         y, _ = self.sublayer3(y, _no_weights(self.ffn))
         return y, self_w, cross_w  # (B, T, d_model), (B, h, T, T), (B, h, T, S)
 
+    def start_cache(self, memory: Tensor) -> LayerCache:
+        """An empty :class:`LayerCache` with the cross-attention keys and values of ``memory``."""
+        memory_k, memory_v = self.cross_attn.project_kv(memory, memory)  # (B, h, S, d_k) each
+        B, h, _, d_k = memory_k.shape
+        empty = memory_k.new_zeros(B, h, 0, d_k)  # (B, h, 0, d_k): no target position yet
+        return LayerCache(empty, empty, memory_k, memory_v)
+
+    def step(
+        self,
+        y: Tensor,
+        cache: LayerCache,
+        tgt_keep: Tensor,
+        src_mask: Tensor,
+        need_weights: bool = False,
+    ) -> tuple[Tensor, LayerCache, Tensor | None, Tensor | None]:
+        """:meth:`forward` for one new position ``y`` ``(B, 1, d_model)``.
+
+        Its key and value join the cache; the query attends to every cached position
+        (``tgt_keep`` ``(B, 1, t + 1)``, False on padding) and to the cached memory. Returns
+        the output, the grown cache, and the new attention rows ``(B, h, 1, t + 1)`` and
+        ``(B, h, 1, S)`` (None unless ``need_weights``).
+        """
+
+        def self_attention(z: Tensor) -> tuple[Tensor, tuple]:
+            k, v = self.self_attn.project_kv(z, z)  # (B, h, 1, d_k) each: the new position
+            k = torch.cat([cache.k, k], dim=2)  # (B, h, t + 1, d_k)
+            v = torch.cat([cache.v, v], dim=2)  # (B, h, t + 1, d_k)
+            out, w = self.self_attn.attend(z, k, v, tgt_keep, need_weights)
+            return out, (w, k, v)
+
+        y, (self_w, k, v) = self.sublayer1(y, self_attention)
+        y, cross_w = self.sublayer2(
+            y,
+            lambda y: self.cross_attn.attend(
+                y, cache.memory_k, cache.memory_v, src_mask, need_weights
+            ),
+        )
+        y, _ = self.sublayer3(y, _no_weights(self.ffn))
+        return y, cache._replace(k=k, v=v), self_w, cross_w
+
 
 class _Stack(nn.Module):
     """N layers and, in a pre-LN stack, one final LayerNorm (post-LN layers end with one).
@@ -230,7 +339,7 @@ class _Stack(nn.Module):
     def __init__(self, layers: list[nn.Module], c: TransformerConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(layers)
-        self.norm = nn.LayerNorm(c.d_model) if c.norm_first else nn.Identity()
+        self.norm = nn.LayerNorm(c.d_model) if c.norm_first and c.layer_norm else nn.Identity()
 
     def __len__(self) -> int:
         return len(self.layers)
@@ -285,6 +394,24 @@ class Decoder(_Stack):
                 cross_ws.append(cross_w)
         return self.norm(y), self_ws, cross_ws
 
+    def step(
+        self, y: Tensor, cache: KVCache, need_weights: bool = False
+    ) -> tuple[Tensor, KVCache, list[Tensor], list[Tensor]]:
+        """:meth:`forward` for one new position ``y`` ``(B, 1, d_model)``, every layer reading
+        and growing its :class:`LayerCache`; ``cache.tgt_keep`` already includes the new
+        position. Returns ``(y, cache, self-attention rows, cross-attention rows)``."""
+        keep = cache.tgt_keep[:, None, :]  # (B, 1, t + 1)
+        layers, self_ws, cross_ws = [], [], []
+        for layer, layer_cache in zip(self.layers, cache.layers):
+            y, layer_cache, self_w, cross_w = layer.step(
+                y, layer_cache, keep, cache.src_mask, need_weights
+            )
+            layers.append(layer_cache)
+            if need_weights:
+                self_ws.append(self_w)
+                cross_ws.append(cross_w)
+        return self.norm(y), cache._replace(layers=layers), self_ws, cross_ws
+
 
 class Embedding(nn.Module):
     """Token embedding scaled by √d_model (§3.4), plus positions, then dropout (§5.4)."""
@@ -301,8 +428,14 @@ class Embedding(nn.Module):
         self.dropout = nn.Dropout(c.dropout)
         self.scale = math.sqrt(c.d_model)
 
-    def forward(self, ids: Tensor) -> Tensor:
-        return self.dropout(self.positions(self.tokens(ids) * self.scale))  # (B, T, d_model)
+    def forward(self, ids: Tensor, offset: int = 0) -> Tensor:
+        """``ids`` ``(B, T)`` at positions ``offset`` … ``offset + T − 1`` → ``(B, T, d_model)``."""
+        x = self.tokens(ids) * self.scale  # (B, T, d_model)
+        if offset:  # positions offset … offset + T − 1: the last T rows of a longer table
+            T, d_model = x.shape[1:]
+            pe = self.positions(x.new_zeros(1, offset + T, d_model))[:, offset:]  # (1, T, d)
+            return self.dropout(x + pe)
+        return self.dropout(self.positions(x))  # (B, T, d_model)
 
 
 class Transformer(nn.Module):
@@ -358,6 +491,55 @@ class Transformer(nn.Module):
                 "must share the batch size B, and memory must have one row per source position"
             )
         return self._decode(tgt, memory, src, need_weights)
+
+    def start_cache(self, memory: Tensor, src: Tensor) -> KVCache:
+        """An empty :class:`KVCache` for decoding from ``memory`` ``(B, S, d_model)`` of ``src``
+        ``(B, S)``: the cross-attention keys and values of every decoder layer, computed once
+        (they depend on the source only), and no target position yet."""
+        check_ids("src", src, self.config.src_vocab)
+        check_tensor("memory", memory, 3, "float", f"(B, S, d_model={self.config.d_model})")
+        if memory.shape[:2] != src.shape or memory.size(2) != self.config.d_model:
+            raise ValueError(
+                f"memory {tuple(memory.shape)} must be (B, S, d_model={self.config.d_model}) "
+                f"for src {tuple(src.shape)}"
+            )
+        layers = [layer.start_cache(memory) for layer in self.decoder]
+        keep = src.new_zeros(src.size(0), 0, dtype=torch.bool)  # (B, 0)
+        return KVCache(layers, keep, self.src_mask(src))
+
+    def decode_step(
+        self, token: Tensor, cache: KVCache, need_weights: bool = False
+    ) -> tuple[Tensor, KVCache, list[Tensor], list[Tensor]]:
+        """Incremental decoding: the logits ``(B, tgt_vocab)`` of the token that follows
+        ``token`` ``(B, 1)``, the newest target token, at position ``cache.length``.
+
+        Only the new position goes through the decoder: its keys and values join
+        ``cache``, which holds those of every earlier position (the causal mask of
+        §3.2.3 is what makes them reusable: no earlier position ever sees a later one).
+        The logits equal the last row of :meth:`decode` on the whole prefix. Returns
+        ``(logits, grown cache, self-attention rows, cross-attention rows)``, the rows
+        ``[(B, h, 1, t + 1)] * N`` and ``[(B, h, 1, S)] * N`` (empty lists unless
+        ``need_weights``).
+        """
+        if not isinstance(cache, KVCache):
+            raise TypeError(f"cache must be a KVCache from start_cache, got {describe(cache)}")
+        check_ids("token", token, self.config.tgt_vocab)
+        B = cache.tgt_keep.size(0)
+        if token.shape != (B, 1):
+            raise ValueError(
+                f"token must have shape (B={B}, 1), one new token per cached row, "
+                f"got {tuple(token.shape)}"
+            )
+        if cache.length >= self.config.max_len:
+            raise ValueError(
+                f"the cache holds {cache.length} positions: max_len={self.config.max_len} reached"
+            )
+        keep = torch.cat([cache.tgt_keep, token != self.config.pad_id], dim=1)  # (B, t + 1)
+        y = self.tgt_embed(token, offset=cache.length)  # (B, 1, d_model)
+        y, cache, self_ws, cross_ws = self.decoder.step(
+            y, cache._replace(tgt_keep=keep), need_weights
+        )
+        return self.generator(y[:, 0]), cache, self_ws, cross_ws  # (B, tgt_vocab)
 
     def forward(
         self, src: Tensor, tgt: Tensor, need_weights: bool = True
