@@ -74,8 +74,14 @@ RANDOM_MODELS = {  # name -> (seed, vocabulary, config), covering the options of
 
 
 def random_strings(vocab: Vocabulary, n: int, longest: int, seed: int) -> list[str]:
+    """``n`` strings of 1 … ``longest`` characters of ``vocab`` (none all blank: no input)."""
     rng = random.Random(seed)
-    return ["".join(rng.choices(vocab.chars, k=rng.randint(1, longest))) for _ in range(n)]
+    out: list[str] = []
+    while len(out) < n:
+        text = "".join(rng.choices(vocab.chars, k=rng.randint(1, longest)))
+        if text.strip():
+            out.append(text)
+    return out
 
 
 def run_js(manifest: Path, cases: list[dict], max_len: int, beam_size=4, alpha=0.6) -> list[dict]:
@@ -179,7 +185,7 @@ def test_manifest_lists_every_tensor_once_with_its_place(tmp_path):
     assert manifest["format"] == web.FORMAT and manifest["version"] == web.VERSION
     assert manifest["config"]["norm_first"] and manifest["config"]["layer_norm_eps"] == 1e-5
     assert manifest["vocab"]["itos"] == vocab.itos and manifest["vocab"]["eos_id"] == 2
-    assert manifest["input"] == {"max_chars": 20, "example": "1 May 2000"}
+    assert manifest["input"] == {"max_chars": 20, "example": "1 May 2000", "label": "source"}
     # one matrix for both embeddings and the output projection (§3.4), stored once
     assert manifest["shared"] == {
         "tgt_embed.tokens.weight": "src_embed.tokens.weight",

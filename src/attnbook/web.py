@@ -116,6 +116,7 @@ def pack(
     *,
     max_input: int | None = None,
     example: str = "",
+    label: str = "source",
     max_len: int | None = None,
     beam_size: int = 4,
     alpha: float = 0.6,
@@ -124,7 +125,8 @@ def pack(
     """The manifest and the weights binary of ``model``, in memory (what :func:`export` writes).
 
     ``max_input``: the longest source the page accepts, in characters (default: the model's
-    ``max_len``); ``example``: a source the page shows as a hint; ``max_len``, ``beam_size``,
+    ``max_len``); ``example``: a source the page shows as a hint; ``label``: the text box's
+    label; ``max_len``, ``beam_size``,
     ``alpha``: how the page decodes (at most ``max_len`` output tokens, default the model's;
     beam search ranks by log P(Y|X) / lp(Y), as :func:`~attnbook.decode.beam_search`).
     ``dtype=float16`` halves the binary; a weight beyond float16's range is a ValueError.
@@ -132,18 +134,19 @@ def pack(
     if not isinstance(model, Transformer):
         raise TypeError(f"model must be a Transformer, got {describe(model)}")
     vocab = _check_vocab(model, vocab)
-    name = _dtype_name(dtype)
-    torch_dtype, np_dtype = DTYPES[name]
+    dtype_name = _dtype_name(dtype)
+    torch_dtype, np_dtype = DTYPES[dtype_name]
     c = model.config
     max_input = c.max_len if max_input is None else check_int("max_input", max_input)
     max_len = c.max_len if max_len is None else check_int("max_len", max_len)
-    for label, value in (("max_input", max_input), ("max_len", max_len)):
+    for name, value in (("max_input", max_input), ("max_len", max_len)):
         if value > c.max_len:
-            raise ValueError(f"{label}={value} is longer than the model's max_len={c.max_len}")
+            raise ValueError(f"{name}={value} is longer than the model's max_len={c.max_len}")
     check_int("beam_size", beam_size)
     check_float("alpha", alpha, 0.0)
-    if not isinstance(example, str):
-        raise TypeError(f"example must be a string, got {describe(example)}")
+    for name, value in (("example", example), ("label", label)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a string, got {describe(value)}")
     metadata = dict(metadata or {})
     bad = {k: v for k, v in metadata.items() if not (isinstance(k, str) and isinstance(v, str))}
     if bad:
@@ -155,7 +158,7 @@ def pack(
         values = tensor.detach().to("cpu", torch.float32)
         if not torch.isfinite(values).all():
             raise ValueError(f"tensor {tensor_name!r} holds NaN or infinite weights")
-        if name == "float16" and values.abs().max().item() > _FLOAT16_MAX:
+        if dtype_name == "float16" and values.abs().max().item() > _FLOAT16_MAX:
             raise ValueError(
                 f"tensor {tensor_name!r} has weights up to {values.abs().max().item():.4g}, beyond "
                 f"float16's {_FLOAT16_MAX:g}: export it with dtype=torch.float32"
@@ -168,7 +171,7 @@ def pack(
             {
                 "name": tensor_name,
                 "shape": list(tensor.shape),
-                "dtype": name,
+                "dtype": dtype_name,
                 "offset": offset,
                 "nbytes": len(data),
             }
@@ -188,11 +191,11 @@ def pack(
             "bos_id": vocab.bos_id,
             "eos_id": vocab.eos_id,
         },
-        "input": {"max_chars": max_input, "example": example},
+        "input": {"max_chars": max_input, "example": example, "label": label},
         "decoding": {"max_len": max_len, "beam_size": beam_size, "alpha": float(alpha)},
         "weights": {
             "file": WEIGHTS,
-            "dtype": name,
+            "dtype": dtype_name,
             "bytes": len(weights),
             "sha256": hashlib.sha256(weights).hexdigest(),
         },
@@ -233,6 +236,52 @@ def export(
     return manifest_path
 
 
+# ---------------------------------------------------------------- the book's date model
+
+#: The name the shipped date model has on the site: ``_static/attnbook-models/dates/``.
+DATE_MODEL = "dates"
+
+
+def date_model_options() -> dict:
+    """How the book's pages run the shipped date model: :func:`pack`'s options for it.
+
+    The input limit and the hint are the package's date-input check's
+    (:func:`~attnbook.data.dates.check_date_input`); outputs are as long as
+    :func:`~attnbook.decode.translate` lets them be by default.
+    """
+    import inspect
+
+    from attnbook.data.dates import MAX_DATE_LEN
+    from attnbook.decode import translate
+
+    return {
+        "max_input": MAX_DATE_LEN,
+        "example": "29 November 2026",
+        "label": "Type a date",
+        "max_len": inspect.signature(translate).parameters["max_len"].default,
+        "metadata": {"task": "dates"},
+    }
+
+
+def pack_date_model(dtype: torch.dtype | str = torch.float16) -> tuple[dict, bytes]:
+    """:func:`pack` of the shipped date model (``attnbook.recipes.load_date_model``)."""
+    from attnbook.data.dates import DATE_VOCAB
+    from attnbook.recipes import load_date_model
+
+    return pack(load_date_model(), DATE_VOCAB, dtype, **date_model_options())
+
+
+def export_date_model(folder: str | Path, dtype: torch.dtype | str = torch.float16) -> Path:
+    """Write the shipped date model into ``folder`` (what the book site serves); its manifest."""
+    from attnbook.data.dates import DATE_VOCAB
+    from attnbook.recipes import load_date_model
+
+    return export(load_date_model(), DATE_VOCAB, folder, dtype, **date_model_options())
+
+
+# ---------------------------------------------------------------- reading back
+
+
 def _manifest_at(path: Path) -> Path:
     if path.is_dir():
         path = path / MANIFEST
@@ -262,6 +311,9 @@ def unpack(manifest: dict, weights: bytes) -> WebModel:
         raise TypeError(f"manifest must be a dict, got {describe(manifest)}")
     if not isinstance(weights, (bytes, bytearray, memoryview)):
         raise TypeError(f"weights must be bytes, got {describe(weights)}")
+    missing = [k for k in ("config", "vocab", "weights", "tensors") if k not in manifest]
+    if missing:
+        raise WebModelError(f"the manifest has no {missing}: not a complete {FORMAT} manifest")
     info = manifest["weights"]
     if len(weights) != info["bytes"]:
         raise WebModelError(
