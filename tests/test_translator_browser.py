@@ -302,6 +302,45 @@ def test_bad_input_is_named_in_the_page(browser, harness):
         visit.close()
 
 
+def _sentence(message: str) -> str:
+    """The package's message as the page shows it: a capital first letter, a full stop."""
+    text = message[:1].upper() + message[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def test_unsupported_dates_are_refused_as_the_package_refuses_them(browser, harness):
+    """Where the package checks dates (``parse_date``), the page says what it says."""
+    from attnbook import web
+
+    rule = web.date_input_rule()
+    if rule is None:
+        pytest.skip("the package checks dates only by character and length")
+    from attnbook.data.dates import parse_date
+
+    first, last = rule["first_year"], rule["last_year"]
+    refused = [f"29 November {first - 1}", f"Nov 3, {last + 1}", "31 April 2001", "13/01/99"]
+    visit = Visit(browser, f"{harness}/site-light.html")
+    try:
+        visit.ready()
+        page = visit.page
+        message = page.locator(".attnbook-translator .ae-message")
+        for text in refused:
+            with pytest.raises(ValueError) as error:
+                parse_date(text)
+            assert _typed(page, text) == "", text
+            assert message.text_content() == _sentence(str(error.value))
+            assert "ae-problem" in message.get_attribute("class")
+        # a weekday that does not match: translated, and the package's note shown
+        text = "Monday, 1 Jan 2023"
+        note = parse_date(text).note
+        assert note and _typed(page, text) != ""
+        assert message.text_content() == _sentence(note)
+        assert "ae-problem" not in message.get_attribute("class")
+        assert visit.errors == []
+    finally:
+        visit.close()
+
+
 def test_step_layer_and_head_redraw_the_map(browser, harness):
     visit = Visit(browser, f"{harness}/site-light.html")
     try:
@@ -386,6 +425,8 @@ def test_phone_fits_and_works_by_touch(browser, harness, theme):
         page.locator(SOURCE).tap()
         page.keyboard.press("End")
         page.keyboard.press("Backspace")
+        page.keyboard.type("5")  # "Sunday, 29 Nov 2025", edited by touch and keyboard
+        assert page.locator(SOURCE).input_value() == "Sunday, 29 Nov 2025"
         assert page.locator(OUTPUT).text_content() != ""
         if SHOTS:
             Path(SHOTS).mkdir(parents=True, exist_ok=True)

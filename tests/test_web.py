@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -253,6 +254,7 @@ def test_payload_fits_the_budget(tmp_path):
         (lambda m, p: web.pack(m, LETTERS, max_len=0), ValueError, "max_len must be"),
         (lambda m, p: web.pack(m, LETTERS, beam_size=0), ValueError, "beam_size must be"),
         (lambda m, p: web.pack(m, LETTERS, example=3), TypeError, "example must be a string"),
+        (lambda m, p: web.pack(m, LETTERS, rule="dates"), TypeError, "rule must be a dict"),
         (lambda m, p: web.load(p / "nothing"), web.WebModelError, "does not exist"),
         (lambda m, p: web.load(5), TypeError, "path must be a str"),
         (lambda m, p: web.site_path("../x"), ValueError, "plain identifier"),
@@ -410,3 +412,103 @@ def test_js_refuses_weights_that_do_not_fit(tmp_path):
         text=True,
     )
     assert out.returncode != 0 and "the manifest says" in out.stderr
+
+
+# ---------------------------------------------------------------- the date model's input rule
+
+DATE_RULE = web.date_input_rule()
+needs_date_rule = pytest.mark.skipif(
+    DATE_RULE is None, reason="the package checks dates only by character and length"
+)
+
+
+def mutated_dates(n: int, seed: int) -> list[str]:
+    """Dates in every format, most with a field changed: years, months, days and weekdays out
+    of range or mistyped, digits added or dropped, names cut, spaces around, noise."""
+    from attnbook.data import DATE_FORMATS
+    from attnbook.data.dates import MONTHS, WEEKDAYS
+
+    rng = random.Random(seed)
+    names = MONTHS + WEEKDAYS + [m[:3] for m in MONTHS] + ["Sept", "Foo", "may", "Mon"]
+    out = []
+    for source, _, _ in held_out_dates(n, seed=seed):
+        pieces = re.findall(r"\d+|[A-Za-z]+|[^\dA-Za-z]+", source)
+        for i, piece in enumerate(pieces):
+            if rng.random() > 0.35:
+                continue
+            if piece.isdigit():
+                k = rng.choice([1, 2, 2, 3, 4, 4, 5])
+                pieces[i] = "".join(rng.choices("0123456789", k=k))
+            elif piece.isalpha():
+                pieces[i] = rng.choice(names)
+        text = "".join(pieces)
+        if rng.random() < 0.1:
+            text = rng.choice([" ", "  ", "\t"]) + text + rng.choice(["", " "])
+        if rng.random() < 0.05:
+            text += rng.choice(list(DATE_FORMATS))
+        out.append(text)
+    # whole calendars' edges: 29 February, 31 April, the range's first and last years
+    for year in (999, 1000, 1900, 2000, 2024, 2999, 3000):
+        out += [f"29 February {year}", f"31 April {year}", f"{year}年2月29日", f"29.02.{year}"]
+    return out + ["", "   ", "2/29/00", "02/29/00", "02/29/01", "Sunday, 1 Jan 2023"]
+
+
+def answers_of_the_package(texts: list[str]) -> list[dict]:
+    from attnbook.data.dates import parse_date
+
+    out = []
+    for text in texts:
+        try:
+            p = parse_date(text)
+        except ValueError as error:
+            out.append({"message": str(error)})
+        else:
+            out.append({"text": p.text, "format": p.fmt, "iso": p.date.isoformat(), "note": p.note})
+    return out
+
+
+@needs_node
+@needs_date_rule
+def test_js_date_rule_answers_as_the_package():
+    """The page refuses what ``parse_date`` refuses, in its words, and reads the rest alike."""
+    texts = mutated_dates(400, seed=17)
+    request = {"module": str(JS / "date_rule.js"), "rule": DATE_RULE, "texts": texts}
+    out = subprocess.run(
+        ["node", str(RUNNER.parent / "date_rule.mjs")],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    page = [{"message": r["message"]} if "problem" in r else r for r in json.loads(out.stdout)]
+    expected = answers_of_the_package(texts)
+    differ = [(t, p, e) for t, p, e in zip(texts, page, expected) if p != e]
+    assert differ == [], differ[:5]
+    refused = sum("message" in e for e in expected)
+    noted = sum(bool(e.get("note")) for e in expected)
+    assert refused >= 100 and len(texts) - refused >= 100 and noted >= 5, (refused, noted)
+
+
+def test_the_date_model_export_carries_the_package_rule():
+    manifest, _ = web.pack_date_model()
+    assert manifest["input"].get("rule") == DATE_RULE
+    assert manifest["input"]["max_chars"] == MAX_DATE_LEN
+    if DATE_RULE is not None:
+        from attnbook.data.dates import FIRST_YEAR, LAST_YEAR, parse_date
+
+        assert (DATE_RULE["first_year"], DATE_RULE["last_year"]) == (FIRST_YEAR, LAST_YEAR)
+        with pytest.raises(ValueError, match=re.escape(DATE_RULE["empty"])):
+            parse_date("")
+
+
+@needs_node
+def test_translator_module_is_one_valid_es_module(tmp_path):
+    """The widget's ``_esm``: its helpers (base, transformer, date rule) inlined, no imports,
+    no name declared twice (node parses it)."""
+    from attnbook.viz import TranslatorExplorer
+
+    module = tmp_path / "translator.mjs"
+    module.write_text(TranslatorExplorer._esm, encoding="utf-8")
+    assert not re.search(r"^import\b", TranslatorExplorer._esm, re.M)
+    out = subprocess.run(["node", "--check", str(module)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr

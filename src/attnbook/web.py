@@ -26,6 +26,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,15 +121,17 @@ def pack(
     max_len: int | None = None,
     beam_size: int = 4,
     alpha: float = 0.6,
+    rule: dict | None = None,
     metadata: dict[str, str] | None = None,
 ) -> tuple[dict, bytes]:
     """The manifest and the weights binary of ``model``, in memory (what :func:`export` writes).
 
     ``max_input``: the longest source the page accepts, in characters (default: the model's
     ``max_len``); ``example``: a source the page shows as a hint; ``label``: the text box's
-    label; ``max_len``, ``beam_size``,
-    ``alpha``: how the page decodes (at most ``max_len`` output tokens, default the model's;
-    beam search ranks by log P(Y|X) / lp(Y), as :func:`~attnbook.decode.beam_search`).
+    label; ``rule``: a check of the source the page runs before the model (as
+    :func:`date_input_rule` describes one), or None; ``max_len``, ``beam_size``, ``alpha``:
+    how the page decodes (at most ``max_len`` output tokens, default the model's; beam search
+    ranks by log P(Y|X) / lp(Y), as :func:`~attnbook.decode.beam_search`).
     ``dtype=float16`` halves the binary; a weight beyond float16's range is a ValueError.
     """
     if not isinstance(model, Transformer):
@@ -147,6 +150,8 @@ def pack(
     for name, value in (("example", example), ("label", label)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a string, got {describe(value)}")
+    if rule is not None and not isinstance(rule, dict):
+        raise TypeError(f"rule must be a dict or None, got {describe(rule)}")
     metadata = dict(metadata or {})
     bad = {k: v for k, v in metadata.items() if not (isinstance(k, str) and isinstance(v, str))}
     if bad:
@@ -191,7 +196,8 @@ def pack(
             "bos_id": vocab.bos_id,
             "eos_id": vocab.eos_id,
         },
-        "input": {"max_chars": max_input, "example": example, "label": label},
+        "input": {"max_chars": max_input, "example": example, "label": label}
+        | ({"rule": rule} if rule else {}),
         "decoding": {"max_len": max_len, "beam_size": beam_size, "alpha": float(alpha)},
         "weights": {
             "file": WEIGHTS,
@@ -242,23 +248,64 @@ def export(
 DATE_MODEL = "dates"
 
 
+def date_input_rule() -> dict | None:
+    """The package's check of a date the reader types, as data the page runs (``date_rule.js``).
+
+    Where the package validates dates (``attnbook.data.dates.parse_date``: one pattern per
+    format, then the year range, the two-digit-year pivot, month and day, the weekday), the
+    rule carries its patterns (Python's named groups written as JavaScript's), its constants
+    and its message for an empty input, so the page refuses what the package refuses, in the
+    same words, whatever range the shipped model was trained on. ``None`` when the package
+    checks only characters and length (which the page does from the vocabulary and
+    ``max_chars``).
+    """
+    from attnbook.data import dates
+
+    if not hasattr(dates, "parse_date"):
+        return None
+    try:
+        dates.parse_date("")
+        empty = ""
+    except ValueError as error:
+        empty = str(error)
+    # the package's own patterns and digit rule (module-private: one copy, read from here)
+    regexes, two_digit_fields = dates._REGEXES, dates._TWO_DIGIT_FIELDS
+    return {
+        "kind": "date",
+        "formats": [
+            {"name": name, "pattern": re.sub(r"\(\?P<", "(?<", regex.pattern)}
+            for name, regex in regexes.items()
+        ],
+        "first_year": dates.FIRST_YEAR,
+        "last_year": dates.LAST_YEAR,
+        "pivot": dates.PIVOT,
+        "two_digit_format": dates.TWO_DIGIT_FORMAT,
+        "two_digit_fields": list(two_digit_fields),
+        "months": list(dates.MONTHS),
+        "weekdays": list(dates.WEEKDAYS),
+        "max_chars": dates.MAX_DATE_LEN,
+        "empty": empty,
+    }
+
+
 def date_model_options() -> dict:
     """How the book's pages run the shipped date model: :func:`pack`'s options for it.
 
-    The input limit and the hint are the package's date-input check's
-    (:func:`~attnbook.data.dates.check_date_input`); outputs are as long as
-    :func:`~attnbook.decode.translate` lets them be by default.
+    The input limit and the check are the package's (``MAX_DATE_LEN``,
+    :func:`date_input_rule`); the hint is the first of its date formats; outputs are as long
+    as :func:`~attnbook.decode.translate` lets them be by default.
     """
     import inspect
 
-    from attnbook.data.dates import MAX_DATE_LEN
+    from attnbook.data.dates import DATE_FORMATS, MAX_DATE_LEN
     from attnbook.decode import translate
 
     return {
         "max_input": MAX_DATE_LEN,
-        "example": "29 November 2026",
+        "example": next(iter(DATE_FORMATS)),  # "29 November 2026": each format's name is one
         "label": "Type a date",
         "max_len": inspect.signature(translate).parameters["max_len"].default,
+        "rule": date_input_rule(),
         "metadata": {"task": "dates"},
     }
 

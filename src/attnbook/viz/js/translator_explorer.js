@@ -24,6 +24,7 @@ import {
   svgEl,
   vlabel,
 } from "./base.js";
+import { checkDate } from "./date_rule.js";
 import { beamSearch, bytesOf, checkSource, encode, greedy, loadModel } from "./transformer.js";
 
 // The folder of the site's _static/ that holds exported models (attnbook.web.SITE_MODELS).
@@ -170,6 +171,7 @@ function render({ model, el }) {
     text: model.get("source") || "",
     chars: [],
     problem: null,
+    note: null, // what the date check noticed but lets through (a weekday that does not match)
     enc: null,
     results: { greedy: null, beam: null },
     step: model.get("step") ?? -1, // 1 … T: the step replayed; −1: the last one
@@ -200,6 +202,21 @@ function render({ model, el }) {
     return s.results[kind];
   }
 
+  /**
+   * The ids of `text`, or why the page does not translate it: characters and length from the
+   * vocabulary; then, when the export carries the package's date rule (manifest input.rule),
+   * that rule, which reads the text without surrounding white space as the package does.
+   */
+  function check(text) {
+    const rule = manifest.input.rule;
+    if (!rule) return checkSource(s.net, text);
+    const basic = checkSource(s.net, text.trim());
+    if (basic.problem === "empty" || basic.problem === "unknown") return basic;
+    const date = checkDate(rule, text);
+    if (date.problem) return { problem: date.problem, message: sentence(date.message) };
+    return { ...checkSource(s.net, date.text), text: date.text, note: date.note && sentence(date.note) };
+  }
+
   /** Read `text`: the chosen decoding now, the other one as soon as this event is over. */
   function read(text) {
     s.text = text;
@@ -207,13 +224,16 @@ function render({ model, el }) {
     s.results = { greedy: null, beam: null };
     s.enc = null;
     s.problem = null;
+    s.note = null;
     clearTimeout(s.later);
     if (!s.net) return;
-    const checked = checkSource(s.net, text);
+    const checked = check(text);
     if (!checked.ids) {
       s.problem = checked;
       return;
     }
+    if (checked.text !== undefined) s.chars = Array.from(checked.text);
+    s.note = checked.note || null;
     s.enc = encode(s.net, checked.ids);
     result(chosen());
     afterPaint(() => {
@@ -245,6 +265,7 @@ function render({ model, el }) {
     if (s.status === "loading") message = "Loading the model…";
     else if (s.status === "failed") message = `The model could not be loaded: ${s.failure}`;
     else if (s.problem) message = s.problem.message;
+    else if (s.note) message = s.note;
     else if (r && !r.finished) message = `No end after ${maxLen} characters: the answer is cut there.`;
     setText(p.message, message);
     p.message.classList.toggle("ae-problem", Boolean(s.problem && s.problem.problem !== "empty"));
@@ -469,6 +490,12 @@ function render({ model, el }) {
     model.off("change:step", followStep);
     cleanup();
   };
+}
+
+/** The package's message as a sentence: a capital first letter, a full stop. */
+function sentence(message) {
+  const text = message.charAt(0).toUpperCase() + message.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 /** softmax(logits) in double precision. */
