@@ -25,6 +25,7 @@ from attnbook.viz.explorers.positional import (
 from attnbook.viz.explorers.rnn import GradientDecayExplorer, TimingExplorer
 from attnbook.viz.explorers.scaling import ScalingExplorer
 from attnbook.viz.explorers.training import ScheduleExplorer, SmoothingExplorer
+from attnbook.viz.explorers.translator import TranslatorExplorer
 
 __all__ = [
     "AttentionExplorer",
@@ -42,4 +43,5 @@ __all__ = [
     "SmoothingExplorer",
     "SparsityExplorer",
     "TimingExplorer",
+    "TranslatorExplorer",
 ]

@@ -530,7 +530,8 @@ function bind(c, controls, model, ui, redraw) {
  *
  * ui.width is the drawing's width in CSS px (the SVG's viewBox uses the same units, so
  * 12 px text is shown at 12 px), ui.narrow is true below NARROW px, ui.dark follows the
- * theme.
+ * theme. ui.redraw(rebuild) redraws when something other than a control changed (an
+ * explorer that computes in the browser, after the reader typed).
  */
 export function mount(el, model, spec) {
   const { root, controls, sizer, drawing, note, live } = scaffold(el);
@@ -546,6 +547,7 @@ export function mount(el, model, spec) {
       const h = Math.ceil(height);
       setAttrs(drawing, { viewBox: `0 0 ${ui.width} ${h}`, width: ui.width, height: h });
     },
+    redraw: (rebuild = false) => redraw(rebuild),
   };
   let liveTimer = 0;
 
