@@ -10,7 +10,7 @@ import torch
 
 from attnbook.attention import scaled_dot_product_attention
 from attnbook.efficient import score_bytes, sliding_window_attention
-from attnbook.measure import peak_memory, time_call, time_forward_backward
+from attnbook.measure import cpu_cache_sizes, peak_memory, time_call, time_forward_backward
 
 MiB = 2**20
 
@@ -78,3 +78,38 @@ def test_time_forward_backward():
         time_forward_backward(lambda x: x, torch.randn(2), repeats=0)
     with pytest.raises(TypeError, match="x must be a floating-point"):
         time_forward_backward(lambda x: x, torch.arange(3))
+
+
+def _fake_cache(root, entries) -> None:
+    for i, (kind, level, size) in enumerate(entries):
+        d = root / f"index{i}"
+        d.mkdir()
+        (d / "type").write_text(kind + "\n")
+        (d / "level").write_text(f"{level}\n")
+        (d / "size").write_text(size + "\n")
+
+
+def test_cpu_cache_sizes_reads_data_caches_by_level(tmp_path):
+    _fake_cache(
+        tmp_path,
+        [
+            ("Data", 1, "48K"),
+            ("Instruction", 1, "32K"),
+            ("Unified", 2, "2048K"),
+            ("Unified", 3, "32M"),
+        ],
+    )
+    assert cpu_cache_sizes(tmp_path) == {"L1": 48 * 1024, "L2": 2 * MiB, "L3": 32 * MiB}
+    assert cpu_cache_sizes(tmp_path / "missing") == {}
+
+
+def test_cpu_cache_sizes_skips_what_it_cannot_read(tmp_path):
+    _fake_cache(tmp_path, [("Unified", 2, "unknown"), ("Unified", 3, "16M")])
+    (tmp_path / "index9").mkdir()  # no files at all
+    assert cpu_cache_sizes(tmp_path) == {"L3": 16 * MiB}
+
+
+def test_cpu_cache_sizes_of_this_machine_grow_with_the_level():
+    sizes = list(cpu_cache_sizes().values())
+    assert all(isinstance(s, int) and s > 0 for s in sizes)
+    assert sizes == sorted(sizes)

@@ -12,9 +12,12 @@ import torch
 from torch.autograd.functional import jacobian
 
 from attnbook.data import retrieval_batch
+from attnbook.rnn import AdditiveAttention
 from attnbook.scaling import (
     SCALINGS,
+    AdditiveScore,
     RetrievalAttention,
+    additive_attention,
     dot_products,
     entropy,
     scale_factor,
@@ -180,6 +183,71 @@ def test_retrieval_attention_shapes_init_and_scale():
         RetrievalAttention(8, 8, scale=-1.0)
     with pytest.raises(ValueError, match="query"):
         model(b.keys, b.values, b.query[:3])
+
+
+def test_additive_score_is_v_tanh_of_wq_plus_uk():
+    torch.manual_seed(0)
+    score = AdditiveScore(d_k=5, d_a=7).double()
+    q = torch.randn(2, 3, 5, dtype=torch.float64)  # (B, T_q, d_k)
+    k = torch.randn(2, 4, 5, dtype=torch.float64)  # (B, T_k, d_k)
+    e = score(q, k)
+    assert e.shape == (2, 3, 4)
+    W_a, U_a, v_a = score.W_a.weight, score.U_a.weight, score.v_a.weight[0]
+    by_hand = torch.empty(2, 3, 4, dtype=torch.float64)
+    for b in range(2):
+        for i in range(3):
+            for j in range(4):
+                by_hand[b, i, j] = v_a @ torch.tanh(W_a @ q[b, i] + U_a @ k[b, j])
+    torch.testing.assert_close(e, by_hand)
+    # the tanh bounds every score by ‖v_a‖₁, however long q and k are
+    assert score(1e3 * q, 1e3 * k).abs().max() <= v_a.abs().sum() + 1e-9
+
+
+def test_additive_attention_equals_the_rnn_chapters_bahdanau_attention():
+    torch.manual_seed(0)
+    rnn_attention = AdditiveAttention(d_s=6, d_h=6, d_a=8)
+    score = AdditiveScore(d_k=6, d_a=8)
+    score.load_state_dict(rnn_attention.state_dict())  # the same W_a, U_a, v_a
+    s, H = torch.randn(3, 6), torch.randn(3, 10, 6)  # one query per sentence
+    mask = torch.ones(3, 10, dtype=torch.bool)
+    mask[1, 7:] = False
+    c, alpha = rnn_attention(s, H, mask)
+    out, w = additive_attention(s[:, None], H, H, score, mask=mask[:, None])
+    torch.testing.assert_close(w[:, 0], alpha)
+    torch.testing.assert_close(out[:, 0], c)
+    assert w[1, 0, 7:].abs().max() == 0  # padding gets exactly zero weight
+
+
+def test_additive_attention_rejects_bad_input():
+    score = AdditiveScore(d_k=4, d_a=3)
+    q, k, v = torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 6)
+    assert additive_attention(q, k, v, score)[0].shape == (2, 3, 6)
+    with pytest.raises(
+        ValueError, match=r"q must have shape \(\.\.\., T, d_k=4\), got \(2, 3, 5\)"
+    ):
+        score(torch.randn(2, 3, 5), k)
+    with pytest.raises(ValueError, match="share their leading dimensions"):
+        score(q, torch.randn(1, 5, 4))
+    with pytest.raises(TypeError, match="score must be an AdditiveScore, got Linear"):
+        additive_attention(q, k, v, torch.nn.Linear(4, 4))
+    with pytest.raises(ValueError, match=r"v must have shape \(\.\.\., T_k, d_v\)"):
+        additive_attention(q, k, torch.randn(2, 4, 6), score)
+    with pytest.raises(ValueError, match="d_a must be a positive int"):
+        AdditiveScore(4, 0)
+
+
+def test_retrieval_attention_with_additive_scores():
+    torch.manual_seed(0)
+    b = retrieval_batch(64, generator=torch.Generator().manual_seed(1))
+    model = RetrievalAttention(d_model=16, d_k=32, scale=1.0, score="additive", d_a=8)
+    logits, w = model(b.keys, b.values, b.query)
+    assert logits.shape == (64, 16) and w.shape == (64, 16)
+    torch.testing.assert_close(w.sum(-1), torch.ones(64))
+    assert model.additive.W_a.weight.shape == (8, 32)
+    logits.sum().backward()  # the score network gets a gradient
+    assert model.additive.v_a.weight.grad.abs().sum() > 0
+    with pytest.raises(ValueError, match="score must be 'dot' or 'additive', got 'cosine'"):
+        RetrievalAttention(8, 8, scale=1.0, score="cosine")
 
 
 def _explorer_data(d_max=64, T=6):

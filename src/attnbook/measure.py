@@ -3,6 +3,8 @@
 The chapters compare layers and attention variants by what they cost: wall time
 (:func:`time_call`, :func:`time_forward_backward`) and the memory a call allocates at
 its peak (:func:`peak_memory`). CUDA work is synchronised before every reading.
+:func:`cpu_cache_sizes` says how large the CPU's caches are, to tell where a tensor
+stops fitting in them.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import torch
 from torch import Tensor
@@ -129,3 +132,26 @@ def peak_memory(fn: Callable[..., object], *args) -> int:
         total += size
         peak = max(peak, total)
     return peak
+
+
+def cpu_cache_sizes(root: str | Path = "/sys/devices/system/cpu/cpu0/cache") -> dict[str, int]:
+    """Sizes in bytes of the data caches one CPU core sees, by level: ``{"L1": …, "L2": …}``.
+
+    Read from Linux's description of CPU 0 (``root``); instruction caches are left out. A
+    level shared by several cores (often L3) is reported at its full size. Returns ``{}``
+    where the system does not describe its caches (macOS, Windows, some containers).
+    """
+    units = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
+    sizes: dict[str, int] = {}
+    for index in sorted(Path(root).glob("index[0-9]*")):
+        try:
+            kind = (index / "type").read_text().strip()
+            level = int((index / "level").read_text())
+            size = (index / "size").read_text().strip().upper()
+        except (OSError, ValueError):
+            continue
+        number, unit = size.rstrip("KMG"), size[len(size.rstrip("KMG")) :]
+        if kind == "Instruction" or not number.isdigit():
+            continue
+        sizes[f"L{level}"] = int(number) * units[unit]
+    return dict(sorted(sizes.items()))

@@ -11,6 +11,10 @@ and its norm, the entropy of the weights, saturation statistics for random
 queries and keys, and a one-layer attention model (with a free ``scale``) for the
 key–value retrieval task (:func:`attnbook.data.retrieval.retrieval_batch`), used to train with
 scale 1, 1/√d_k and 1/d_k.
+
+§3.2.1 also names the alternative the paper did not choose: *additive* attention
+(Bahdanau et al. 2015), whose score is a feed-forward network with one hidden layer,
+e(q, k) = v_aᵀ tanh(W_a q + U_a k) (:class:`AdditiveScore`, :func:`additive_attention`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor, nn
 
-from attnbook.attention import scaled_dot_product_attention
+from attnbook.attention import masked_softmax, scaled_dot_product_attention
 from attnbook.checks import check_float, check_int, check_tensor
 
 #: The three scalings the chapter compares: the factor multiplying q·k.
@@ -151,17 +155,86 @@ def softmax_saturation(
     return Saturation(*torch.cat(parts, dim=1))
 
 
+class AdditiveScore(nn.Module):
+    """e(q, k) = v_aᵀ tanh(W_a q + U_a k): the additive compatibility function (§3.2.1).
+
+    The score of Bahdanau et al. (2015) for every query–key pair: a feed-forward network
+    with one hidden layer of width ``d_a`` instead of the dot product q·k. The tanh
+    bounds each hidden unit, so the scores do not grow with d_k. For one query it is the
+    score of :class:`attnbook.rnn.AdditiveAttention`.
+    """
+
+    def __init__(self, d_k: int, d_a: int) -> None:
+        super().__init__()
+        self.d_k, self.d_a = check_int("d_k", d_k), check_int("d_a", d_a)
+        self.W_a = nn.Linear(d_k, d_a, bias=False)  # applied to the queries
+        self.U_a = nn.Linear(d_k, d_a, bias=False)  # applied to the keys
+        self.v_a = nn.Linear(d_a, 1, bias=False)
+
+    def forward(self, q: Tensor, k: Tensor) -> Tensor:
+        """``q``: ``(..., T_q, d_k)``, ``k``: ``(..., T_k, d_k)`` → scores ``(..., T_q, T_k)``.
+
+        The hidden layer is a ``(..., T_q, T_k, d_a)`` tensor: d_a numbers per pair where
+        the dot product needs one.
+        """
+        for name, t in (("q", q), ("k", k)):
+            check_tensor(name, t, kind="float", hint=f"(..., T, d_k={self.d_k})")
+            if t.dim() < 2 or t.size(-1) != self.d_k:
+                raise ValueError(
+                    f"{name} must have shape (..., T, d_k={self.d_k}), got {tuple(t.shape)}"
+                )
+        if q.shape[:-2] != k.shape[:-2]:
+            raise ValueError(
+                f"q and k must share their leading dimensions, got {tuple(q.shape)} and "
+                f"{tuple(k.shape)}"
+            )
+        hidden = torch.tanh(self.W_a(q).unsqueeze(-2) + self.U_a(k).unsqueeze(-3))
+        return self.v_a(hidden).squeeze(-1)  # (..., T_q, T_k, d_a) -> (..., T_q, T_k)
+
+
+def additive_attention(
+    q: Tensor, k: Tensor, v: Tensor, score: AdditiveScore, mask: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
+    """softmax(e(Q, K)) V with the additive score e of ``score`` in place of Q Kᵀ / √d_k.
+
+    Shapes as :func:`attnbook.scaled_dot_product_attention`: ``q`` ``(..., T_q, d_k)``,
+    ``k`` ``(..., T_k, d_k)``, ``v`` ``(..., T_k, d_v)``, ``mask`` bool broadcastable to
+    ``(..., T_q, T_k)`` (True = may attend). Returns ``(output, weights)``.
+    """
+    if not isinstance(score, AdditiveScore):
+        raise TypeError(f"score must be an AdditiveScore, got {type(score).__name__}")
+    check_tensor("v", v, kind="float", hint="(..., T_k, d_v)")
+    e = score(q, k)  # (..., T_q, T_k)
+    if v.dim() < 2 or v.shape[:-2] != k.shape[:-2] or v.size(-2) != k.size(-2):
+        raise ValueError(
+            f"v must have shape (..., T_k, d_v) matching k {tuple(k.shape)}, got {tuple(v.shape)}"
+        )
+    weights = masked_softmax(e, mask)  # (..., T_q, T_k), rows sum to 1 (or 0)
+    return weights @ v, weights  # (..., T_q, d_v), (..., T_q, T_k)
+
+
 class RetrievalAttention(nn.Module):
     """One attention head with a free ``scale``: softmax(scale · q Kᵀ) V, then a readout.
 
     Pair j is embedded as xⱼ = (E_key[keyⱼ] + E_value[valueⱼ]) / √2 and the query as
     E_key[query]; with N(0, 1) embeddings and W_Q, W_K ~ N(0, 1/d_model), the
     components of q = x W_Q and k = x W_K start with variance ≈ 1: footnote 4's
-    assumption. ``scale`` is the factor on q·k (1/√d_k in the paper).
+    assumption. ``scale`` is the factor on the scores (1/√d_k in the paper).
+
+    ``score="additive"`` replaces q·kⱼ by the additive score e(q, kⱼ) of
+    :class:`AdditiveScore`, with a hidden layer of ``d_a`` units (default: d_k); the
+    scores are then scale · e(q, kⱼ).
     """
 
     def __init__(
-        self, d_model: int, d_k: int, scale: float, n_keys: int = 32, n_values: int = 16
+        self,
+        d_model: int,
+        d_k: int,
+        scale: float,
+        n_keys: int = 32,
+        n_values: int = 16,
+        score: str = "dot",
+        d_a: int | None = None,
     ) -> None:
         super().__init__()
         for name, value in (
@@ -172,6 +245,8 @@ class RetrievalAttention(nn.Module):
         ):
             check_int(name, value)
         check_float("scale", scale, 0.0, low_open=True)
+        if score not in ("dot", "additive"):
+            raise ValueError(f"score must be 'dot' or 'additive', got {score!r}")
         self.d_model, self.d_k, self.scale = d_model, d_k, float(scale)
         self.E_key = nn.Embedding(n_keys, d_model)
         self.E_value = nn.Embedding(n_values, d_model)
@@ -181,6 +256,9 @@ class RetrievalAttention(nn.Module):
         self.readout = nn.Linear(d_model, n_values)
         for W in (self.W_Q, self.W_K, self.W_V):
             nn.init.normal_(W.weight, std=1.0 / math.sqrt(d_model))
+        self.additive = (
+            AdditiveScore(d_k, d_k if d_a is None else d_a) if score == "additive" else None
+        )
 
     def forward(self, keys: Tensor, values: Tensor, query: Tensor) -> tuple[Tensor, Tensor]:
         """``keys``, ``values``: ``(B, T)`` ids; ``query``: ``(B,)``.
@@ -202,5 +280,9 @@ class RetrievalAttention(nn.Module):
             self.W_K(x),
             self.W_V(x),
         )  # (B, 1, d_k), (B, T, d_k), (B, T, d_model)
-        out, weights = scaled_dot_product_attention(q, k, v, scale=self.scale)  # (B, 1, d_model)
+        if self.additive is None:
+            out, weights = scaled_dot_product_attention(q, k, v, scale=self.scale)
+        else:
+            weights = torch.softmax(self.scale * self.additive(q, k), dim=-1)  # (B, 1, T)
+            out = weights @ v  # (B, 1, d_model)
         return self.readout(out.squeeze(1)), weights.squeeze(1)  # (B, n_values), (B, T)
