@@ -12,6 +12,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch import Tensor
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from attnbook.data import DATE_VOCAB, date_batches, date_split
 from attnbook.metrics import (
@@ -229,6 +230,37 @@ def test_fit_history_records_steps_seconds_and_metrics():
     assert history.metrics["double"] == pytest.approx([2 * x for x in history.loss])
     assert history.metrics["const"] == [7.0] * 6
     assert not model.training  # left in eval mode
+
+
+class _CountReadBacks(TorchDispatchMode):
+    """Counts the reads of a tensor's value back into Python (.item(), float(), bool())."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.reads += func is torch.ops.aten._local_scalar_dense.default
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("optimizer", ["adamw", "adam", "sgd"])
+def test_fit_reads_no_value_back_during_the_steps(optimizer):
+    # a read-back waits for the device (a host sync on a GPU): the loop keeps the losses on
+    # the device and reads them once, after the last step
+    reads = []
+    for steps in (2, 8):
+        model, batches = _quadratic()
+        with _CountReadBacks() as counter:
+            history = fit(model, batches, _mse, steps, 1e-3, optimizer=optimizer, progress=False)
+        reads.append(counter.reads)
+        assert history.steps == steps and len(history.loss) == steps
+    assert reads == [0, 0]
+    # the counter does see a read: the same steps with a callback that reads each loss
+    model, batches = _quadratic()
+    with _CountReadBacks() as counter:
+        fit(model, batches, _mse, 8, 1e-3, callback=lambda s, loss: loss.item(), progress=False)
+    assert counter.reads == 8
 
 
 def test_fit_on_the_transformer_lowers_the_loss():
