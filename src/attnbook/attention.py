@@ -110,8 +110,10 @@ class MultiHeadAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1, …, head_h) W_O — §3.2.2.
 
     head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i). The h heads' projections are
-    stored side by side in one ``nn.Linear`` per matrix (``W_Q``, ``W_K``,
-    ``W_V``: d_model → h·d_k), which is the same as h separate d_model → d_k maps.
+    stored side by side in one ``nn.Linear`` per matrix (``W_Q``, ``W_K``: d_model →
+    h·d_k; ``W_V``: d_model → h·d_v; ``W_O``: h·d_v → d_model), which is the same as h
+    separate d_model → d_k maps. The paper sets d_k = d_v = d_model / h (the default);
+    Table 3, row (B) shrinks d_k alone, which ``d_k`` and ``d_v`` allow.
 
     ``attention`` computes each head; by default :func:`scaled_dot_product_attention`.
     Any function with its signature ``(q, k, v, mask) -> (output, weights)`` can stand
@@ -126,26 +128,36 @@ class MultiHeadAttention(nn.Module):
         dropout: float = 0.0,
         bias: bool = True,
         attention: AttentionFn | None = None,
+        d_k: int | None = None,
+        d_v: int | None = None,
     ) -> None:
         super().__init__()
         check_int("d_model", d_model)
         check_int("h", h)
-        if d_model % h != 0:
-            raise ValueError(f"d_model={d_model} is not divisible by h={h}: d_k = d_model / h")
+        for name, size in (("d_k", d_k), ("d_v", d_v)):
+            if size is None and d_model % h != 0:
+                raise ValueError(
+                    f"d_model={d_model} is not divisible by h={h}: {name} = d_model / h "
+                    f"(or pass {name})"
+                )
+            if size is not None:
+                check_int(name, size)
         check_float("dropout", dropout, 0.0, 1.0, high_open=True)
         if attention is not None and not callable(attention):
             raise TypeError(f"attention must be a function (q, k, v, mask), got {attention!r}")
-        self.d_model, self.h, self.d_k = d_model, h, d_model // h
-        self.W_Q = nn.Linear(d_model, d_model, bias=bias)
-        self.W_K = nn.Linear(d_model, d_model, bias=bias)
-        self.W_V = nn.Linear(d_model, d_model, bias=bias)
-        self.W_O = nn.Linear(d_model, d_model, bias=bias)
+        self.d_model, self.h = d_model, h
+        self.d_k = d_model // h if d_k is None else d_k
+        self.d_v = d_model // h if d_v is None else d_v
+        self.W_Q = nn.Linear(d_model, h * self.d_k, bias=bias)
+        self.W_K = nn.Linear(d_model, h * self.d_k, bias=bias)
+        self.W_V = nn.Linear(d_model, h * self.d_v, bias=bias)
+        self.W_O = nn.Linear(h * self.d_v, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
         self.attention = attention or scaled_dot_product_attention
 
     def _split_heads(self, x: Tensor) -> Tensor:
-        B, T, _ = x.shape
-        return x.view(B, T, self.h, self.d_k).transpose(1, 2)  # (B, h, T, d_k)
+        B, T, width = x.shape  # width = h·d_k or h·d_v
+        return x.view(B, T, self.h, width // self.h).transpose(1, 2)  # (B, h, T, d_k or d_v)
 
     def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None) -> None:
         """The checks of :func:`~attnbook.checks.check_qkv`, in the caller's (B, T, d_model)."""
@@ -201,15 +213,15 @@ class MultiHeadAttention(nn.Module):
             mask = mask.unsqueeze(1)  # (B, 1, T_q or 1, T_k): same mask for every head
         q = self._split_heads(self.W_Q(query))  # (B, h, T_q, d_k)
         k = self._split_heads(self.W_K(key))  # (B, h, T_k, d_k)
-        v = self._split_heads(self.W_V(value))  # (B, h, T_k, d_k)
+        v = self._split_heads(self.W_V(value))  # (B, h, T_k, d_v)
         dropping = self.training and self.dropout.p > 0
         if not need_weights and not dropping and self.attention is scaled_dot_product_attention:
             # fused kernel: same softmax(Q Kᵀ / √d_k) V; all-masked rows give 0 here too
             heads, weights = F.scaled_dot_product_attention(q, k, v, attn_mask=mask), None
         else:
-            heads, weights = self.attention(q, k, v, mask)  # (B, h, T_q, d_k), (B, h, T_q, T_k)
+            heads, weights = self.attention(q, k, v, mask)  # (B, h, T_q, d_v), (B, h, T_q, T_k)
             if dropping and weights is not None:
                 heads = self.dropout(weights) @ v  # attention dropout, as in the reference code
         B, _, T_q, _ = heads.shape
-        concat = heads.transpose(1, 2).reshape(B, T_q, self.d_model)  # (B, T_q, h·d_k)
+        concat = heads.transpose(1, 2).reshape(B, T_q, self.h * self.d_v)  # (B, T_q, h·d_v)
         return self.W_O(concat), weights if need_weights else None  # (B, T_q, d_model)
