@@ -34,6 +34,7 @@ from attnbook.miniature import (
     difference_in_se,
     number_config,
     number_data,
+    paper_training_cost,
     run_variation,
     summarise,
     teacher_forced_nll,
@@ -398,7 +399,7 @@ def test_one_variation_run_reports_what_the_table_needs(data, monkeypatch):
 
 
 def test_training_flops_from_the_formulas():
-    base, big = training_flops("base"), training_flops("big")
+    base, big = paper_training_cost("base"), paper_training_cost("big")
     assert base.parameters == count_parameters(Transformer(TransformerConfig.base()))
     assert big.parameters == 214_282_376
     # the paper's method: GPU-hours × 9.5 TFLOPS reproduces Table 2
@@ -411,4 +412,20 @@ def test_training_flops_from_the_formulas():
     assert 0.4 * naive < base.counted_flops < 0.6 * naive
     assert big.counted_flops / base.counted_flops == pytest.approx(10.1, rel=0.05)
     with pytest.raises(ValueError, match="model must be one of"):
-        training_flops("huge")
+        paper_training_cost("huge")
+
+
+def test_training_flops_count_each_matrix_product():
+    # one layer each, no attention scores (length-1 sentences aside): count by hand
+    c = TransformerConfig.tiny(10, N=1, d_model=8, d_ff=16, h=2, d_k=3, d_v=5)
+    flops = training_flops(c, src_tokens=1, tgt_tokens=0, steps=1, src_len=0, tgt_len=0)
+    attention = 2 * (8 * 6 + 6) + (8 * 10 + 10) + (10 * 8 + 8)  # W_Q, W_K; W_V; W_O
+    ffn = 8 * 16 + 16 + 16 * 8 + 8
+    encoder = attention + ffn + 2 * 2 * 8  # and two LayerNorms
+    cross_kv = (8 * 6 + 6) + (8 * 10 + 10)
+    assert flops == 3 * 2 * (encoder + cross_kv)
+    one_target = training_flops(c, src_tokens=0, tgt_tokens=1, steps=1, src_len=0, tgt_len=0)
+    decoder = 2 * attention + ffn + 3 * 2 * 8 - cross_kv
+    assert one_target == 3 * 2 * (decoder + 8 * 10 + 10)
+    scores = training_flops(c, 0, 1, 1, src_len=4, tgt_len=7) - one_target
+    assert scores == 3 * 2 * 2 * (3 + 5) * (4 + 7)  # Q Kᵀ and weights · V, self and cross

@@ -11,7 +11,8 @@ so design choices have room to show.
 - :data:`TABLE3`: the variations of the paper's Table 3, rows (A)–(E), each beside the
   paper's nearest row; :func:`run_variation`, :func:`summarise` and :func:`agrees` make
   and read the table that ``benchmarks/table3.py`` commits (:func:`load_table3_runs`);
-- :func:`training_flops`: Table 2's training cost from the formulas.
+- :func:`training_flops`, :func:`paper_training_cost`: Table 2's training cost from the
+  formulas.
 """
 
 from __future__ import annotations
@@ -285,13 +286,17 @@ def variation_data(v: Variation, base: NumberData | None = None) -> NumberData:
     return base
 
 
-def run_variation(v: Variation, seed: int, data: NumberData | None = None) -> dict[str, Any]:
+def run_variation(
+    v: Variation, seed: int, data: NumberData | None = None, **overrides: Any
+) -> dict[str, Any]:
     """Train and score one seed of ``v``; a dict of what the table needs, with the training
-    time (wall and CPU seconds, steps per second) and the 1-minute load average."""
+    time (wall and CPU seconds, steps per second) and the 1-minute load average.
+    ``overrides`` are further arguments of :func:`train_number_model` (``steps=20`` for a
+    quick check)."""
     if not isinstance(v, Variation):
         raise TypeError(f"v must be a Variation, got {describe(v)}")
     data = variation_data(v, data)
-    changes = {k: x for k, x in v.changes.items() if k not in _DATA_ARGS}
+    changes = {k: x for k, x in v.changes.items() if k not in _DATA_ARGS} | overrides
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
     cpu = time.process_time()
     model, history = train_number_model(data, seed=seed, progress=False, **changes)
@@ -383,7 +388,7 @@ class TrainingCost(NamedTuple):
 
     parameters: int
     steps: int
-    counted_flops: float  # 3 × forward FLOPs per step × steps (the arithmetic)
+    counted_flops: float  # training_flops(): the arithmetic
     paper_method_flops: float  # GPU-hours × sustained FLOP/s per GPU (footnote 5)
     table2_flops: float  # what Table 2 prints
     gpus: int
@@ -400,49 +405,71 @@ PAPER_CHECKPOINTS_AVERAGED = {"base": 5, "big": 20}  # §6.1: the last 5 or 20, 
 
 
 def training_flops(
-    model: str = "base", vocab: int = 37_000, tokens_per_step: int = 25_000, mean_len: int = 25
-) -> TrainingCost:
-    """Training FLOPs of the paper's ``"base"`` or ``"big"`` model, by two methods.
+    config: TransformerConfig,
+    src_tokens: float,
+    tgt_tokens: float,
+    steps: int,
+    src_len: float,
+    tgt_len: float | None = None,
+) -> float:
+    """Floating-point operations to train ``config`` for ``steps`` steps of ``src_tokens``
+    source and ``tgt_tokens`` target tokens, sentences ``src_len`` and ``tgt_len`` long.
 
-    The paper multiplies training time, GPUs and 9.5 TFLOPS per P100 (footnote 5). Counting
-    the arithmetic instead: a matrix product of an input row with a (d_in × d_out) weight
-    costs 2 d_in d_out FLOPs (one multiply, one add), and a training step costs about three
-    forward passes (the backward pass, twice the forward). Per forward pass:
+    A product of an input row with a (d_in × d_out) weight costs 2 d_in d_out FLOPs (one
+    multiply, one add), and a training step costs about three forward passes (the backward
+    pass, twice the forward). Per forward pass:
 
     - each source token: the encoder layers' weights, and the W_K, W_V of every decoder
       layer's cross-attention (they project the encoder output);
     - each target token: the rest of the decoder layers' weights and the output projection
       (d_model × vocab); embedding look-ups cost nothing;
-    - attention scores: Q Kᵀ and the weighted sum of V, 4 · T_k · d_model per query per
-      layer, with sentences of ``mean_len`` tokens (self-attention in both stacks, and
-      cross-attention).
+    - attention scores: Q Kᵀ and the weighted sum of V, 2 · T_k · h · (d_k + d_v) per query
+      per layer (4 · T_k · d_model in the paper's models), for self-attention in both stacks
+      and cross-attention in the decoder.
 
-    Assumptions (§5.1, §5.2): ``tokens_per_step`` source and as many target tokens per step
-    (batches of "approximately 25000 source tokens and 25000 target tokens"), 100K steps
-    (base) or 300K (big), a shared vocabulary of 37,000 (EN–DE), biases and LayerNorms
-    counted as weights of their stack.
+    Biases and LayerNorms count as weights of their stack (a slight overcount).
+    """
+    if not isinstance(config, TransformerConfig):
+        raise TypeError(f"config must be a TransformerConfig, got {describe(config)}")
+    tgt_len = src_len if tgt_len is None else tgt_len
+    with torch.device("meta"):  # shapes only: no memory, no initialisation
+        model = Transformer(config)
+    d, N = config.d_model, config.N
+    cross_kv = N * (d * config.h * config.d_k + config.h * config.d_k)  # W_K (+ bias)
+    cross_kv += N * (d * config.h * config.d_v + config.h * config.d_v)  # W_V (+ bias)
+    encoder = count_parameters(model.encoder)
+    decoder = count_parameters(model.decoder) - cross_kv
+    output = d * config.tgt_vocab + config.tgt_vocab  # the output projection and its bias
+    scores = 2 * config.h * (config.d_k + config.d_v)  # per query per key per layer
+    per_source = 2 * (encoder + cross_kv) + N * scores * src_len
+    per_target = 2 * (decoder + output) + N * scores * (tgt_len + src_len)
+    return float(3 * (per_source * src_tokens + per_target * tgt_tokens) * steps)
+
+
+def paper_training_cost(
+    model: str = "base", vocab: int = 37_000, mean_len: int = 25
+) -> TrainingCost:
+    """Table 2's training cost of the paper's ``"base"`` or ``"big"`` model, counted with
+    :func:`training_flops` and as the paper estimated it (training time × GPUs × 9.5
+    TFLOPS per P100, its footnote 5).
+
+    Assumptions (§5.1, §5.2): 25,000 source and 25,000 target tokens per step ("approximately
+    25000 source tokens and 25000 target tokens"), 100K steps (base) or 300K (big), one
+    shared vocabulary of ``vocab`` tokens (37,000 for English–German), sentences of
+    ``mean_len`` tokens for the attention scores.
     """
     if model not in PAPER_TRAINING:
         raise ValueError(f"model must be one of {sorted(PAPER_TRAINING)}, got {model!r}")
     config = (TransformerConfig.base if model == "base" else TransformerConfig.big)(vocab)
-    with torch.device("meta"):  # shapes only: no memory, no initialisation
-        transformer = Transformer(config)
-    d, N = config.d_model, config.N
-    parameters = count_parameters(transformer)
-    encoder = count_parameters(transformer.encoder)
-    cross_kv = 2 * N * (d * d + d)  # W_K, W_V (+ biases) of every cross-attention
-    decoder = count_parameters(transformer.decoder) - cross_kv
-    output = d * config.tgt_vocab + config.tgt_vocab  # the shared matrix, used as a product
-    scores = 4 * mean_len * d  # per query per attention layer
-    per_source = 2 * (encoder + cross_kv) + N * scores
-    per_target = 2 * (decoder + output) + 2 * N * scores  # masked self- and cross-attention
     paper = PAPER_TRAINING[model]
-    counted = 3 * (per_source + per_target) * tokens_per_step * paper["steps"]
+    counted = training_flops(config, 25_000, 25_000, paper["steps"], mean_len)
     paper_method = paper["gpus"] * paper["hours"] * 3600 * P100_FLOPS
+    with torch.device("meta"):
+        parameters = count_parameters(Transformer(config))
     return TrainingCost(
         parameters,
         paper["steps"],
-        float(counted),
+        counted,
         paper_method,
         paper["flops"],
         paper["gpus"],
