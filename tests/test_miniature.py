@@ -36,6 +36,7 @@ from attnbook.miniature import (
     number_data,
     paper_training_cost,
     run_variation,
+    student_t_975,
     summarise,
     teacher_forced_nll,
     train_number_model,
@@ -375,10 +376,22 @@ def test_summaries_and_agreement():
     z = difference_in_se([0.74, 0.72, 0.76], [0.90, 0.91, 0.89])
     assert z == pytest.approx(-0.16 / math.sqrt(0.0004 / 3 + 0.0001 / 3))
     ok, diff, bound = agrees([0.75], [0.74, 0.72, 0.76])
-    assert (
-        ok and diff == pytest.approx(0.01) and bound == pytest.approx(2 * math.sqrt(4e-4 * 4 / 3))
-    )
+    assert ok and diff == pytest.approx(0.01)
+    assert bound == pytest.approx(4.303 * math.sqrt(4e-4 * 4 / 3))  # t with 2 d.o.f.
     assert not agrees([0.90], [0.74, 0.72, 0.76])[0]
+    assert agrees([0.80], [0.74, 0.72, 0.76])[0]  # 0.06 < 0.099: within a t bound, not 2 SE
+    with pytest.raises(ValueError, match="need >= 2 committed runs"):
+        agrees([0.8], [0.74])
+
+
+def test_student_t_critical_values():
+    # closed forms: df = 1 is Cauchy, tan(0.475 π); df = 2: (2p − 1) / √(2p(1 − p))
+    assert student_t_975(1) == pytest.approx(math.tan(0.475 * math.pi), abs=1e-3)
+    assert student_t_975(2) == pytest.approx(0.95 / math.sqrt(2 * 0.975 * 0.025), abs=1e-3)
+    values = [student_t_975(df) for df in range(1, 40)]
+    assert all(a > b for a, b in zip(values[:30], values[1:31])) and values[-1] == 1.96
+    with pytest.raises(ValueError, match="df"):
+        student_t_975(0)
 
 
 def test_one_variation_run_reports_what_the_table_needs(data, monkeypatch):

@@ -358,16 +358,38 @@ def difference_in_se(a: Sequence[float], b: Sequence[float]) -> float:
     return diff / se if se > 0 else (0.0 if diff == 0 else math.copysign(math.inf, diff))
 
 
+# two-sided 95% critical values of Student's t, by degrees of freedom 1–30
+_T_975 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+
+
+def student_t_975(df: int) -> float:
+    """The two-sided 95% critical value of Student's t with ``df`` degrees of freedom
+    (from a table for 1–30; the normal 1.960 beyond, slightly too small)."""
+    check_int("df", df)
+    return _T_975[df - 1] if df <= len(_T_975) else 1.960
+
+
 def agrees(live: Sequence[float], committed: Sequence[float]) -> tuple[bool, float, float]:
-    """Whether the mean of ``live`` runs lies within two standard errors of the mean of the
-    ``committed`` runs, the seed-to-seed variance taken from the committed runs (so that a
-    single live run can be checked). Returns that, the difference and the bound."""
+    """Whether the mean of ``live`` runs lies within seed noise of the mean of the
+    ``committed`` runs: a 95% prediction bound, the seed-to-seed variance s² taken from
+    the committed runs (so that a single live run can be checked),
+
+        |mean live − mean committed| ≤ t_0.975(n − 1) · s · √(1/m + 1/n),
+
+    with m live and n committed runs, and Student's t because s comes from only n − 1
+    degrees of freedom (with 3 committed seeds t = 4.30, not 2). Returns that, the
+    difference and the bound."""
     if len(committed) < 2 or not live:
         raise ValueError(
             f"need >= 2 committed runs and >= 1 live run, got {len(committed)}, {len(live)}"
         )
     variance = statistics.variance(committed)
-    bound = 2 * math.sqrt(variance / len(live) + variance / len(committed))
+    t = student_t_975(len(committed) - 1)
+    bound = t * math.sqrt(variance / len(live) + variance / len(committed))
     diff = statistics.mean(live) - statistics.mean(committed)
     return abs(diff) <= bound, diff, bound
 
