@@ -106,10 +106,25 @@ def sweep(
 
 
 def _cell(mean: float, std: float, digits: int, star: bool = False) -> str:
-    return f"{mean:.{digits}f} ± {std:.{digits}f}{'*' if star else ''}"
+    spread = "" if std != std else f" ± {std:.{digits}f}"  # no spread from one seed (NaN)
+    return f"{mean:.{digits}f}{spread}{'*' if star else ''}"
 
 
-def markdown(results: dict) -> str:
+def missing_runs(results: dict, seeds: list[int]) -> list[str]:
+    """The (variation, seed) runs of the sweep that ``results`` does not hold yet."""
+    from attnbook.miniature import TABLE3, VARIANTS_BESIDE
+
+    done = {(r["row"], r["name"], r["seed"]) for r in results["runs"]}
+    out = []
+    for v in [*TABLE3, *VARIANTS_BESIDE]:
+        absent = [s for s in seeds if (v.row, v.name, s) not in done]
+        if absent:
+            label = v.row if v.row in ("base", "tokens", "batches") else f"({v.row})"
+            out.append(f"{label} {v.name}: seed {', '.join(map(str, absent))}")
+    return out
+
+
+def markdown(results: dict, seeds: list[int] | None = None) -> str:
     from attnbook.miniature import PAPER_BASE, difference_in_se, summarise
 
     runs = results["runs"]
@@ -158,9 +173,9 @@ def markdown(results: dict) -> str:
         )
         + ". CPU-s: the process's CPU time, steadier than wall time on a shared machine.",
         "",
-        "| row | variation | params | PPL | exact match (%) | BLEU | steps/s | CPU-s | "
+        "| row | variation | params | seeds | PPL | exact match (%) | BLEU | steps/s | CPU-s | "
         "paper's row | paper PPL | paper BLEU |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
     ]
     extra = []
     for s in summaries:
@@ -185,13 +200,23 @@ def markdown(results: dict) -> str:
             [paper.variation, f"{paper.ppl:.2f}", f"{paper.bleu:.1f}"] if paper else ["—"] * 3
         )
         lines.append(
-            f"| {label} | {s.name} | {s.params:,} | {' | '.join(cells)} | "
+            f"| {label} | {s.name} | {s.params:,} | {s.seeds} | {' | '.join(cells)} | "
             f"{s.mean['steps_per_s']:.1f} | {s.mean['cpu_s']:.0f} | {' | '.join(paper_cells)} |"
         )
+    absent = missing_runs(results, seeds if seeds is not None else [0, 1, 2])
     lines += [
         "",
         f"The paper's {PAPER_BASE.variation}: PPL {PAPER_BASE.ppl}, BLEU {PAPER_BASE.bleu}.",
         "",
+        *(
+            [
+                "**Incomplete sweep.** Runs not in the file (variations without any run are "
+                "absent from the tables): " + "; ".join(absent) + ".",
+                "",
+            ]
+            if absent
+            else []
+        ),
         "## Beside the table: tokens and batches",
         "",
         "The base with a character vocabulary and with other BPE sizes (each vocabulary learned "
@@ -231,7 +256,7 @@ def main() -> int:
     if not args.md_only:
         overrides = {"steps": args.steps, "warmup": args.steps // 10} if args.steps else {}
         sweep(args.json, args.seeds, args.jobs, args.threads, args.rows, overrides)
-    args.md.write_text(markdown(_load(args.json)), encoding="utf-8")
+    args.md.write_text(markdown(_load(args.json), args.seeds), encoding="utf-8")
     print(args.md.read_text(encoding="utf-8"))
     return 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from pathlib import Path
 
 import pytest
 import sacrebleu
@@ -442,3 +443,32 @@ def test_training_flops_count_each_matrix_product():
     assert one_target == 3 * 2 * (decoder + 8 * 10 + 10)
     scores = training_flops(c, 0, 1, 1, src_len=4, tgt_len=7) - one_target
     assert scores == 3 * 2 * 2 * (3 + 5) * (4 + 7)  # Q Kᵀ and weights · V, self and cross
+
+
+def test_table3_script_writes_the_table_and_names_missing_runs():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "table3_script", Path(__file__).resolve().parent.parent / "benchmarks" / "table3.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+
+    def run(row, name, seed, exact):
+        values = dict(ppl_token=1.2 - exact / 10, ppl_char=1.03, bleu=90 + exact, chrf=95.0)
+        timing = dict(train_s=30.0, cpu_s=29.0, steps_per_s=20.0, load=1.0, bleu_words=0.0)
+        info = dict(row=row, name=name, seed=seed, params=1000, vocab=160, threads=1)
+        return {**info, **values, **timing, "exact": exact}
+
+    runs = [run("base", "base", s, e) for s, e in zip((0, 1, 2), (0.90, 0.91, 0.89))]
+    runs += [run("D", "P_drop=0.0", s, e) for s, e in zip((0, 1), (0.74, 0.72))]
+    runs += [run("E", "learned positions", 0, 0.85)]
+    text = script.markdown({"meta": {}, "runs": runs}, [0, 1, 2])
+    assert "| base | base | 1,000 | 3 | " in text and "| 90.0 ± 1.0 |" in text
+    assert "| (D) | P_drop=0.0 | 1,000 | 2 | " in text and "73.0 ± 1.4*" in text  # > 2 SE
+    assert "| (E) | learned positions | 1,000 | 1 | " in text and "| 85.0 |" in text  # no ± nan
+    assert "nan" not in text
+    missing = script.missing_runs({"runs": runs}, [0, 1, 2])
+    assert "(D) P_drop=0.0: seed 2" in missing and "(E) learned positions: seed 1, 2" in missing
+    assert not any(m.startswith("base") for m in missing) and "Incomplete sweep" in text
+    assert len(missing) == len(TABLE3) + len(VARIANTS_BESIDE) - 1
