@@ -87,13 +87,16 @@ class BPETokenizer:
         return cls(Tokenizer.from_str(text))
 
     def to_json(self) -> str:
+        """The whole tokenizer (pieces, merges, pre-tokenizer) as Hugging Face's JSON."""
         return self.tokenizer.to_str()
 
     def save(self, path: str | Path) -> None:
+        """Write :meth:`to_json` to ``path`` (UTF-8)."""
         Path(path).write_text(self.to_json(), encoding="utf-8")
 
     @classmethod
     def load(cls, path: str | Path) -> BPETokenizer:
+        """The tokenizer :meth:`save` wrote to ``path``."""
         return cls.from_json(Path(path).read_text(encoding="utf-8"))
 
     # -- the Vocabulary interface
