@@ -119,8 +119,10 @@ def missing_runs(results: dict, seeds: list[int]) -> list[str]:
     for v in [*TABLE3, *VARIANTS_BESIDE]:
         absent = [s for s in seeds if (v.row, v.name, s) not in done]
         if absent:
-            label = v.row if v.row in ("base", "tokens", "batches") else f"({v.row})"
-            out.append(f"{label} {v.name}: seed {', '.join(map(str, absent))}")
+            label = {"base": "", "tokens": "tokens: ", "batches": "batches: "}.get(
+                v.row, f"({v.row}) "
+            )
+            out.append(f"{label}{v.name}: seed {', '.join(map(str, absent))}")
     return out
 
 
@@ -151,8 +153,8 @@ def markdown(results: dict, seeds: list[int] | None = None) -> str:
         "50 tokens. BLEU: sacrebleu's corpus BLEU on characters (`tokenize='char'`); a German "
         "number is one word, so word BLEU (`13a`) has no 2-, 3-, 4-grams and is 0 for every "
         f"run here (largest: {max(r['bleu_words'] for r in runs):.1f}). "
-        "`*`: the mean differs from the base by more than two standard errors (Welch; with 3 "
-        "seeds a side, a weak test). The paper's column is its nearest row in the same "
+        "`*`: the mean differs from the base by more than two standard errors (Welch; with "
+        "at most 3 seeds a side, a weak test). The paper's column is its nearest row in the same "
         "direction; its model is N = 6, d_model = 512, h = 8, and its numbers are per-wordpiece "
         "perplexity and BLEU on newstest2013 (beam search, no checkpoint averaging).",
         "",
@@ -182,7 +184,7 @@ def markdown(results: dict, seeds: list[int] | None = None) -> str:
         rs = by_key[(s.row, s.name)]
         stars = {
             m: s.row != "base"
-            and len(rs) > 1
+            and min(len(rs), len(base)) > 1
             and abs(difference_in_se([r[m] for r in rs], [r[m] for r in base])) > 2
             for m in ("ppl_token", "exact", "bleu")
         }

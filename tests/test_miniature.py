@@ -472,3 +472,5 @@ def test_table3_script_writes_the_table_and_names_missing_runs():
     assert "(D) P_drop=0.0: seed 2" in missing and "(E) learned positions: seed 1, 2" in missing
     assert not any(m.startswith("base") for m in missing) and "Incomplete sweep" in text
     assert len(missing) == len(TABLE3) + len(VARIANTS_BESIDE) - 1
+    early = script.markdown({"meta": {}, "runs": runs[:1] + runs[3:]}, [0, 1, 2])  # 1 base seed
+    assert "| 73.0 ± 1.4 |" in early and "base: seed 1, 2" in early  # no test against 1 seed
