@@ -335,7 +335,7 @@ CASES = {
     "translate vocab str": (
         lambda: translate(DATES, ["1 May 2020"], "0123456789"),
         TypeError,
-        r"vocab must be a Vocabulary, got '0123456789'",
+        r"vocab must be a Vocabulary or a BPETokenizer, got '0123456789'",
     ),
     "vocab encode int": (
         lambda: DATE_VOCAB.encode(123),

@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import json
 
 import pytest
 import torch
 
 from attnbook.data import (
-    DATE_FORMATS,
-    DATE_VOCAB,
-    MAX_DATE_LEN,
     copy_batch,
-    date_examples,
-    date_split,
-    encode_pairs,
 )
-from attnbook.decode import beam_search, greedy_decode, length_penalty, translate
+from attnbook.decode import beam_search, greedy_decode, length_penalty
 from attnbook.model import (
     FeedForward,
     Transformer,
@@ -225,33 +218,6 @@ def test_greedy_and_beam_search():
         beam_search(model, src, max_len=3)
 
 
-def test_date_data_split_by_date_and_formats():
-    train_dates, held = date_split(seed=0)
-    assert not set(train_dates) & set(held)
-    assert len(held) == int(0.1 * (len(train_dates) + len(held)))
-    d = dt.date(2026, 11, 29)
-    rendered = {name: f(d) for name, f in DATE_FORMATS.items()}
-    assert rendered["29 November 2026"] == "29 November 2026"
-    assert rendered["Nov 29, 2026"] == "Nov 29, 2026"
-    assert rendered["11/29/26"] == "11/29/26"
-    assert rendered["Sunday, 29 Nov 2026"] == "Sunday, 29 Nov 2026"
-    assert rendered["2026年11月29日"] == "2026年11月29日"
-    ex = date_examples(held, 50, seed=3)
-    assert ex == date_examples(held, 50, seed=3)  # deterministic
-    assert all(len(s) <= MAX_DATE_LEN for s, _, _ in ex)
-    src, tgt = encode_pairs([(s, t) for s, t, _ in ex])
-    assert tgt[:, 0].eq(DATE_VOCAB.bos_id).all()
-    assert DATE_VOCAB.decode(tgt[0, 1:]) == ex[0][1]
-
-
-def test_bad_date_input_is_a_clear_error():
-    model = Transformer(TransformerConfig.tiny(len(DATE_VOCAB)))
-    for text, message in [("29 Nov 2026 @", "not in the vocabulary"), ("", "empty"),
-                          ("1" * 40, "longer than")]:  # fmt: skip
-        with pytest.raises(ValueError, match=message):
-            translate(model, [text], DATE_VOCAB)
-
-
 def test_half_precision_checkpoint_loads_as_float32(tmp_path):
     torch.manual_seed(0)
     model = Transformer(TransformerConfig.tiny(11, 11)).eval()
@@ -266,15 +232,6 @@ def test_half_precision_checkpoint_loads_as_float32(tmp_path):
     assert all(p.dtype == torch.float32 for p in loaded.parameters())
     src, tgt = ids(2, 6, 11), ids(2, 5, 11)
     torch.testing.assert_close(loaded(src, tgt)[0], model(src, tgt)[0], atol=5e-2, rtol=5e-2)
-
-
-def test_shipped_date_model_translates():
-    from attnbook.data import held_out_dates
-    from attnbook.recipes import date_accuracy, load_date_model
-
-    model = load_date_model()
-    acc, per_format, _ = date_accuracy(model, held_out_dates(1000))
-    assert acc == 1.0 and len(per_format) == len(DATE_FORMATS)  # as when it was trained
 
 
 def test_checkpoints_with_the_old_layer_names_still_load(tmp_path):

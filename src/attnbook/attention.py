@@ -110,8 +110,10 @@ class MultiHeadAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1, …, head_h) W_O — §3.2.2.
 
     head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i). The h heads' projections are
-    stored side by side in one ``nn.Linear`` per matrix (``W_Q``, ``W_K``,
-    ``W_V``: d_model → h·d_k), which is the same as h separate d_model → d_k maps.
+    stored side by side in one ``nn.Linear`` per matrix (``W_Q``, ``W_K``: d_model →
+    h·d_k; ``W_V``: d_model → h·d_v; ``W_O``: h·d_v → d_model), which is the same as h
+    separate d_model → d_k maps. The paper sets d_k = d_v = d_model / h (the default);
+    Table 3, row (B) shrinks d_k alone, which ``d_k`` and ``d_v`` allow.
 
     ``attention`` computes each head; by default :func:`scaled_dot_product_attention`.
     Any function with its signature ``(q, k, v, mask) -> (output, weights)`` can stand
@@ -126,26 +128,36 @@ class MultiHeadAttention(nn.Module):
         dropout: float = 0.0,
         bias: bool = True,
         attention: AttentionFn | None = None,
+        d_k: int | None = None,
+        d_v: int | None = None,
     ) -> None:
         super().__init__()
         check_int("d_model", d_model)
         check_int("h", h)
-        if d_model % h != 0:
-            raise ValueError(f"d_model={d_model} is not divisible by h={h}: d_k = d_model / h")
+        for name, size in (("d_k", d_k), ("d_v", d_v)):
+            if size is None and d_model % h != 0:
+                raise ValueError(
+                    f"d_model={d_model} is not divisible by h={h}: {name} = d_model / h "
+                    f"(or pass {name})"
+                )
+            if size is not None:
+                check_int(name, size)
         check_float("dropout", dropout, 0.0, 1.0, high_open=True)
         if attention is not None and not callable(attention):
             raise TypeError(f"attention must be a function (q, k, v, mask), got {attention!r}")
-        self.d_model, self.h, self.d_k = d_model, h, d_model // h
-        self.W_Q = nn.Linear(d_model, d_model, bias=bias)
-        self.W_K = nn.Linear(d_model, d_model, bias=bias)
-        self.W_V = nn.Linear(d_model, d_model, bias=bias)
-        self.W_O = nn.Linear(d_model, d_model, bias=bias)
+        self.d_model, self.h = d_model, h
+        self.d_k = d_model // h if d_k is None else d_k
+        self.d_v = d_model // h if d_v is None else d_v
+        self.W_Q = nn.Linear(d_model, h * self.d_k, bias=bias)
+        self.W_K = nn.Linear(d_model, h * self.d_k, bias=bias)
+        self.W_V = nn.Linear(d_model, h * self.d_v, bias=bias)
+        self.W_O = nn.Linear(h * self.d_v, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
         self.attention = attention or scaled_dot_product_attention
 
     def _split_heads(self, x: Tensor) -> Tensor:
-        B, T, _ = x.shape
-        return x.view(B, T, self.h, self.d_k).transpose(1, 2)  # (B, h, T, d_k)
+        B, T, width = x.shape  # width = h·d_k or h·d_v
+        return x.view(B, T, self.h, width // self.h).transpose(1, 2)  # (B, h, T, d_k or d_v)
 
     def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None) -> None:
         """The checks of :func:`~attnbook.checks.check_qkv`, in the caller's (B, T, d_model)."""
@@ -198,11 +210,11 @@ class MultiHeadAttention(nn.Module):
         """
         self._check_inputs(query, key, value, mask)
         k = self._split_heads(self.W_K(key))  # (B, h, T_k, d_k)
-        v = self._split_heads(self.W_V(value))  # (B, h, T_k, d_k)
+        v = self._split_heads(self.W_V(value))  # (B, h, T_k, d_v)
         return self._attend(query, k, v, mask, need_weights)
 
     def project_kv(self, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
-        """K W_K and V W_V, split into heads: ``(B, h, T_k, d_k)`` each.
+        """K W_K and V W_V, split into heads: ``(B, h, T_k, d_k)`` and ``(B, h, T_k, d_v)``.
 
         What a decoder keeps between generation steps (its key/value cache): the keys and
         values of the positions already generated, and those of the encoder's memory.
@@ -219,9 +231,9 @@ class MultiHeadAttention(nn.Module):
                 f"key and value must have the same (B, T_k): key {tuple(key.shape)} "
                 f"vs value {tuple(value.shape)}"
             )
-        return self._split_heads(self.W_K(key)), self._split_heads(
-            self.W_V(value)
-        )  # (B, h, T_k, d_k)
+        k = self._split_heads(self.W_K(key))  # (B, h, T_k, d_k)
+        v = self._split_heads(self.W_V(value))  # (B, h, T_k, d_v)
+        return k, v
 
     def attend(
         self,
@@ -233,24 +245,26 @@ class MultiHeadAttention(nn.Module):
     ) -> tuple[Tensor, Tensor | None]:
         """:meth:`forward` with keys and values already projected by :meth:`project_kv`.
 
-        ``query`` ``(B, T_q, d_model)``; ``k``, ``v`` ``(B, h, T_k, d_k)``; ``mask`` and the
+        ``query`` ``(B, T_q, d_model)``; ``k`` ``(B, h, T_k, d_k)``; ``v`` ``(B, h, T_k, d_v)``;
+        ``mask`` and the
         result as in :meth:`forward`. ``forward(query, key, value)`` equals
         ``attend(query, *project_kv(key, value))``.
         """
         check_tensor("query", query, 3, "float", f"(B, T_q, d_model={self.d_model})")
         check_tensor("k", k, 4, "float", f"(B, h={self.h}, T_k, d_k={self.d_k})")
-        check_tensor("v", v, 4, "float", f"(B, h={self.h}, T_k, d_k={self.d_k})")
+        check_tensor("v", v, 4, "float", f"(B, h={self.h}, T_k, d_v={self.d_v})")
         B, T_q, d_model = query.shape
         if (
             d_model != self.d_model
             or T_q == 0
-            or k.shape != v.shape
-            or (k.size(0), k.size(1), k.size(3)) != (B, self.h, self.d_k)
+            or k.shape[:3] != v.shape[:3]
+            or (k.size(0), k.size(1), k.size(3), v.size(3)) != (B, self.h, self.d_k, self.d_v)
             or k.size(2) == 0
         ):
             raise ValueError(
-                f"attend needs query (B, T_q ≥ 1, d_model={self.d_model}) and k, v of one shape "
-                f"(B, h={self.h}, T_k ≥ 1, d_k={self.d_k}), got query {tuple(query.shape)}, "
+                f"attend needs query (B, T_q ≥ 1, d_model={self.d_model}), k (B, h={self.h}, "
+                f"T_k ≥ 1, d_k={self.d_k}) and v (B, h={self.h}, T_k, d_v={self.d_v}), "
+                f"got query {tuple(query.shape)}, "
                 f"k {tuple(k.shape)}, v {tuple(v.shape)}"
             )
         if not query.dtype == k.dtype == v.dtype:
@@ -272,9 +286,9 @@ class MultiHeadAttention(nn.Module):
             # fused kernel: same softmax(Q Kᵀ / √d_k) V; all-masked rows give 0 here too
             heads, weights = F.scaled_dot_product_attention(q, k, v, attn_mask=mask), None
         else:
-            heads, weights = self.attention(q, k, v, mask)  # (B, h, T_q, d_k), (B, h, T_q, T_k)
+            heads, weights = self.attention(q, k, v, mask)  # (B, h, T_q, d_v), (B, h, T_q, T_k)
             if dropping and weights is not None:
                 heads = self.dropout(weights) @ v  # attention dropout, as in the reference code
         B, _, T_q, _ = heads.shape
-        concat = heads.transpose(1, 2).reshape(B, T_q, self.d_model)  # (B, T_q, h·d_k)
+        concat = heads.transpose(1, 2).reshape(B, T_q, self.h * self.d_v)  # (B, T_q, h·d_v)
         return self.W_O(concat), weights if need_weights else None  # (B, T_q, d_model)

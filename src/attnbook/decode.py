@@ -16,7 +16,6 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from attnbook.checks import check_float, check_ids, check_int, check_texts, describe
-from attnbook.data.dates import check_date_input
 from attnbook.data.vocab import BOS_ID, EOS_ID, Vocabulary, pad_batch
 from attnbook.model import Attention, KVCache, Transformer
 
@@ -197,29 +196,46 @@ def beam_search(
     return best_ids[1:], best_lp
 
 
+def _check_vocab(vocab: object) -> None:
+    needed = ("encode_source", "decode", "pad_id", "bos_id", "eos_id", "__len__")
+    if isinstance(vocab, str) or not all(hasattr(vocab, name) for name in needed):
+        raise TypeError(f"vocab must be a Vocabulary or a BPETokenizer, got {describe(vocab)}")
+
+
 def translate(
     model: Transformer,
     texts: Sequence[str],
     vocab: Vocabulary,
     max_len: int = 12,
     beam_size: int | None = None,
+    *,
+    max_len_offset: int | None = None,
 ) -> list[str]:
     """Decode each string of the list ``texts``; returns one output string per input.
 
+    ``vocab`` is the model's vocabulary: a :class:`~attnbook.data.vocab.Vocabulary` (the
+    date task's ``DATE_VOCAB`` checks that each input is a supported date) or a
+    :class:`~attnbook.tokenize.BPETokenizer`. Each output has at most ``max_len`` tokens;
+    with ``max_len_offset`` it has at most (its input's length in tokens) +
+    ``max_len_offset`` instead, capped at the model's ``max_len``: the paper decodes up to
+    "input length + 50" (§6.1). ``beam_size`` switches from greedy decoding to beam search.
+
     ``texts`` must be a list (a single string is a TypeError: pass ``[text]``); bad input
-    (not a string, unknown characters, empty, too long) is an error naming the input.
+    (not a string, unknown characters, empty, a date outside the supported range) is an
+    error naming the input.
     """
     if not isinstance(model, Transformer):
         raise TypeError(f"model must be a Transformer, got {describe(model)}")
     texts = check_texts("texts", texts)
-    if not isinstance(vocab, Vocabulary):
-        raise TypeError(f"vocab must be a Vocabulary, got {describe(vocab)}")
+    _check_vocab(vocab)
     if len(vocab) > model.config.src_vocab:
         raise ValueError(
             f"vocab has {len(vocab)} symbols, more than the model's src_vocab="
             f"{model.config.src_vocab}: it is not the vocabulary the model was trained with"
         )
     check_int("max_len", max_len)
+    if max_len_offset is not None:
+        check_int("max_len_offset", max_len_offset, minimum=0)
     if beam_size is not None:
         check_int("beam_size", beam_size)
     if not texts:
@@ -228,20 +244,25 @@ def translate(
     ids = []
     for i, text in enumerate(texts):
         try:
-            ids.append(check_date_input(text, vocab))
+            ids.append(vocab.encode_source(text))
         except ValueError as e:
             raise ValueError(f"input {i} ({text!r}): {e}") from None
+    if max_len_offset is None:
+        limits = [max_len] * len(ids)
+    else:  # input length + offset, as the paper's "input length + 50"
+        limits = [min(len(seq) + max_len_offset, model.config.max_len) for seq in ids]
     model.eval()
     if beam_size is None:
         src = pad_batch(ids, vocab.pad_id).to(device)
-        out = greedy_decode(model, src, max_len, vocab.bos_id, vocab.eos_id)
-        return [vocab.decode(row) for row in out]
+        out = greedy_decode(model, src, max(limits), vocab.bos_id, vocab.eos_id)
+        # greedy decoding is causal: cutting a row at its own limit is decoding it that far
+        return [vocab.decode(row[:limit]) for row, limit in zip(out, limits)]
     results = []
-    for seq in ids:
+    for seq, limit in zip(ids, limits):
         best, _ = beam_search(
             model,
             torch.tensor([seq], device=device),
-            max_len,
+            limit,
             beam_size,
             bos_id=vocab.bos_id,
             eos_id=vocab.eos_id,

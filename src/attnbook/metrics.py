@@ -1,17 +1,21 @@
 """How good and how honest a model's next-token probabilities are: accuracy, perplexity,
-and calibration (expected calibration error and reliability bins, Guo et al., 2017).
+and calibration (expected calibration error and reliability bins, Guo et al., 2017); and
+how good its translations are: exact match, BLEU (Papineni et al., 2002) and chrF
+(Popović, 2015), computed by ``sacrebleu``.
 
-Every function takes the logits and targets a model returned; none runs a model.
+Every function takes the logits and targets, or the texts, a model returned; none runs a
+model.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import torch
 from torch import Tensor
 
-from attnbook.checks import check_int, check_tensor
+from attnbook.checks import check_int, check_tensor, check_texts
 
 
 class TokenPredictions(NamedTuple):
@@ -121,3 +125,56 @@ def expected_calibration_error(confidence: Tensor, correct: Tensor, n_bins: int 
     full = bins.count > 0
     weight = bins.count[full].double() / confidence.numel()
     return (weight * (bins.accuracy[full] - bins.confidence[full]).abs()).sum().item()
+
+
+# ---------------------------------------------------------------- translations
+
+
+def _check_translations(hypotheses: object, references: object) -> tuple[list[str], list[str]]:
+    hypotheses = check_texts("hypotheses", hypotheses)
+    references = check_texts("references", references)
+    if len(hypotheses) != len(references) or not hypotheses:
+        raise ValueError(
+            "need one reference per hypothesis and at least one of each, got "
+            f"{len(hypotheses)} hypotheses and {len(references)} references"
+        )
+    return hypotheses, references
+
+
+def exact_match(hypotheses: Sequence[str], references: Sequence[str]) -> float:
+    """The fraction of hypotheses identical to their reference."""
+    hypotheses, references = _check_translations(hypotheses, references)
+    return sum(h == r for h, r in zip(hypotheses, references)) / len(references)
+
+
+BLEU_TOKENIZERS = ("char", "13a", "intl", "zh", "none")
+
+
+def bleu(hypotheses: Sequence[str], references: Sequence[str], tokenize: str = "char") -> float:
+    """Corpus BLEU in [0, 100], one reference per hypothesis (``sacrebleu.corpus_bleu``).
+
+        BLEU = BP · exp(Σ_{n=1..4} ¼ log p_n),   BP = min(1, exp(1 − r / c))
+
+    p_n is the clipped n-gram precision of the whole corpus (each hypothesis n-gram counts
+    at most as often as it occurs in its reference), r and c the reference and hypothesis
+    lengths. The n-grams are of the units ``tokenize`` cuts the text into: ``"13a"`` (words,
+    sacrebleu's default, what the paper's BLEU counts), or ``"char"`` (characters; white
+    space is dropped). On a task whose sentences are single words, such as German numbers,
+    word BLEU has no 2-, 3- or 4-grams and is 0 unless every sentence is right:
+    character BLEU gives partial credit.
+    """
+    import sacrebleu
+
+    hypotheses, references = _check_translations(hypotheses, references)
+    if tokenize not in BLEU_TOKENIZERS:
+        raise ValueError(f"tokenize must be one of {BLEU_TOKENIZERS}, got {tokenize!r}")
+    return sacrebleu.corpus_bleu(hypotheses, [references], tokenize=tokenize).score
+
+
+def chrf(hypotheses: Sequence[str], references: Sequence[str]) -> float:
+    """Corpus chrF in [0, 100] (``sacrebleu.corpus_chrf``): the F-score (β = 2, recall
+    weighted twice) of character n-grams, n = 1…6, white space ignored."""
+    import sacrebleu
+
+    hypotheses, references = _check_translations(hypotheses, references)
+    return sacrebleu.corpus_chrf(hypotheses, [references]).score

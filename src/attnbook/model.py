@@ -47,12 +47,24 @@ class TransformerConfig:
     layer_norm: bool = True  # False drops every LayerNorm (an ablation, not the paper)
     positional: str = "sinusoidal"  # or "learned" (Table 3, row E)
     pad_id: int = 0
+    # per-head sizes of queries and keys (d_k) and of values (d_v); None: d_model / h, the
+    # paper's choice (Table 3, row B shrinks d_k). A copy made with dataclasses.replace
+    # keeps them: pass d_k=None, d_v=None to tie them to its own d_model / h.
+    d_k: int | None = None
+    d_v: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("src_vocab", "tgt_vocab", "N", "d_model", "d_ff", "h", "max_len"):
             check_int(name, getattr(self, name))
-        if self.d_model % self.h:
-            raise ValueError(f"d_model={self.d_model} is not divisible by h={self.h}")
+        for name in ("d_k", "d_v"):
+            if getattr(self, name) is None:
+                if self.d_model % self.h:
+                    raise ValueError(
+                        f"d_model={self.d_model} is not divisible by h={self.h}: "
+                        f"{name} = d_model / h (or give {name})"
+                    )
+                object.__setattr__(self, name, self.d_model // self.h)  # frozen: set once here
+            check_int(name, getattr(self, name))
         check_float("dropout", self.dropout, 0.0, 1.0, high_open=True)
         for name in ("share_embeddings", "norm_first", "residual", "layer_norm"):
             if not isinstance(getattr(self, name), bool):
@@ -74,10 +86,6 @@ class TransformerConfig:
                 f"pad_id={self.pad_id} lies outside the vocabulary: src_vocab={self.src_vocab}, "
                 f"tgt_vocab={self.tgt_vocab} (ids 0 … vocab − 1)"
             )
-
-    @property
-    def d_k(self) -> int:
-        return self.d_model // self.h
 
     @classmethod
     def base(cls, vocab: int = 37000, **overrides) -> TransformerConfig:
@@ -190,6 +198,10 @@ class Residual(nn.Module):
         return f"norm_first={self.norm_first}, residual={self.residual}"
 
 
+def _attention(c: TransformerConfig) -> MultiHeadAttention:
+    return MultiHeadAttention(c.d_model, c.h, dropout=c.dropout, d_k=c.d_k, d_v=c.d_v)
+
+
 def _no_weights(f):
     return lambda x: (f(x), None)
 
@@ -247,7 +259,7 @@ class EncoderLayer(nn.Module):
 
     def __init__(self, c: TransformerConfig) -> None:
         super().__init__()
-        self.self_attn = MultiHeadAttention(c.d_model, c.h, dropout=c.dropout)
+        self.self_attn = _attention(c)
         self.ffn = FeedForward(c.d_model, c.d_ff, c.dropout)
         self.sublayer1, self.sublayer2 = _residuals(c, 2)
 
@@ -266,8 +278,8 @@ class DecoderLayer(nn.Module):
 
     def __init__(self, c: TransformerConfig) -> None:
         super().__init__()
-        self.self_attn = MultiHeadAttention(c.d_model, c.h, dropout=c.dropout)
-        self.cross_attn = MultiHeadAttention(c.d_model, c.h, dropout=c.dropout)
+        self.self_attn = _attention(c)
+        self.cross_attn = _attention(c)
         self.ffn = FeedForward(c.d_model, c.d_ff, c.dropout)
         self.sublayer1, self.sublayer2, self.sublayer3 = _residuals(c, 3)
 

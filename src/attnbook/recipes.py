@@ -1,12 +1,15 @@
 """The book's two standard training runs, in one place for the chapters, the benchmark and
-the shipped checkpoint: the date translator and the copy task.
+the shipped checkpoint: the date translator and the copy task. (The number-words
+translation runs of the paper in miniature live in ``attnbook.miniature``.)
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from importlib import resources
+from typing import NamedTuple
 
 import torch
 from torch import Tensor
@@ -18,6 +21,8 @@ from attnbook.data import (
     copy_batch,
     date_batches,
     date_split,
+    held_out_dates,
+    unseen_years,
 )
 from attnbook.decode import greedy_decode, translate
 from attnbook.model import Transformer, TransformerConfig, load_checkpoint
@@ -37,7 +42,12 @@ def train_date_model(
     progress: bool = True,
     **config_overrides,
 ) -> tuple[Transformer, History]:
-    """Train ``TransformerConfig.tiny`` on the date task (train split of ``date_split(0)``)."""
+    """Train ``TransformerConfig.tiny`` on the date task (train split of ``date_split(0)``).
+
+    The defaults are the recipe of the shipped checkpoint (:func:`load_date_model`):
+    600 steps of 64 fresh (date, format) draws, Adam with β = (0.9, 0.98), a linear
+    warm-up over 60 steps to 5e-3, then a linear decay to 0.
+    """
     set_seed(seed)
     train_dates, _ = date_split(seed=0)
     config = TransformerConfig.tiny(len(DATE_VOCAB), **config_overrides)
@@ -70,6 +80,44 @@ def date_accuracy(
         right[fmt] += p == y
     per_format = {f: right[f] / total[f] for f in total}
     return sum(right.values()) / len(examples), per_format, predictions
+
+
+class DateReport(NamedTuple):
+    """Exact match of a date model on held-out examples, broken down (fractions in [0, 1])."""
+
+    exact: float  # all examples
+    per_format: dict[str, float]  # by input format
+    unseen_years: float  # dates from years never seen in training
+    seen_years: float  # held-out dates of years seen in training
+    n_unseen: int  # how many examples fall in unseen years
+    per_century: dict[str, float]  # "10xx" … "29xx"
+    predictions: list[str]
+
+
+def date_report(
+    model: Transformer, examples: Sequence[tuple[str, str, str]] | None = None
+) -> DateReport:
+    """Exact match overall, per input format, on years never seen in training and on the
+    others, and per century. ``examples`` default to ``held_out_dates(1000)``."""
+    examples = held_out_dates(1000) if examples is None else examples
+    exact, per_format, predictions = date_accuracy(model, examples)
+    unseen = set(unseen_years(seed=0))
+    right, total = Counter(), Counter()
+    for p, (_, y, _) in zip(predictions, examples):
+        year = dt.date.fromisoformat(y).year
+        for key in ("unseen" if year in unseen else "seen", f"{year // 100}xx"):
+            total[key] += 1
+            right[key] += p == y
+    rate = {k: right[k] / total[k] for k in total}
+    return DateReport(
+        exact,
+        dict(sorted(per_format.items())),
+        rate.get("unseen", float("nan")),
+        rate.get("seen", float("nan")),
+        total["unseen"],
+        {k: rate[k] for k in sorted(rate) if k.endswith("xx")},
+        predictions,
+    )
 
 
 def load_date_model(device: str | torch.device = "cpu") -> Transformer:

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import Tensor
 
-from attnbook.checks import check_int, describe
+from attnbook.checks import check_int, check_tensor, check_texts, describe
 
 PAD, BOS, EOS = "<pad>", "<bos>", "<eos>"
 SPECIALS = (PAD, BOS, EOS)
@@ -73,6 +74,46 @@ class Vocabulary:
             )
         ids = [stoi[c] for c in text]
         return [BOS_ID] * bos + ids + [EOS_ID] * eos
+
+    def encode_source(self, text: str) -> list[int]:
+        """The ids of a source text a model reads (what :func:`~attnbook.decode.translate`
+        calls): an empty text or an unknown character is a ValueError."""
+        if isinstance(text, str) and not text:
+            raise ValueError("empty input: nothing to translate")
+        return self.encode(text)
+
+    def encode_batch(self, texts: Sequence[str], bos: bool = False, eos: bool = False) -> Tensor:
+        """``(n, T_max)`` ids of ``texts``, right-padded with ``<pad>``, in one vectorised
+        pass: all texts as one array of code points, mapped through the sorted alphabet."""
+        texts = check_texts("texts", texts)
+        if not texts:
+            raise ValueError("texts must hold at least one string")
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))  # (n,)
+        codes = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)  # (Σ len,)
+        alphabet = np.frombuffer(self.chars.encode("utf-32-le"), dtype=np.uint32)  # (|chars|,)
+        order = np.argsort(alphabet)
+        where = np.minimum(np.searchsorted(alphabet[order], codes), len(alphabet) - 1)
+        known = alphabet[order][where] == codes  # (Σ len,)
+        if not known.all():
+            unknown = sorted({chr(c) for c in codes[~known].tolist()})
+            raise ValueError(
+                f"characters not in the vocabulary: {unknown!r}; known: {self.chars!r}"
+            )
+        T = int(lengths.max()) + bos + eos
+        out = np.full((len(texts), T), PAD_ID, dtype=np.int64)
+        column = np.arange(T)[None, :]  # (1, T)
+        inside = (column >= bos) & (column < (lengths + bos)[:, None])  # (n, T): text positions
+        out[inside] = order[where] + len(SPECIALS)  # row by row, in reading order
+        if bos:
+            out[:, 0] = BOS_ID
+        if eos:
+            out[np.arange(len(texts)), lengths + bos] = EOS_ID
+        return torch.from_numpy(out)
+
+    def decode_batch(self, ids: Tensor) -> list[str]:
+        """:meth:`decode` of each row of ``ids`` ``(n, T)``."""
+        check_tensor("ids", ids, 2, hint="(n, T)")
+        return [self.decode(row) for row in ids]
 
     def decode(self, ids: Sequence[int] | Tensor) -> str:
         """Text of ``ids``, stopping at ``<eos>`` and skipping ``<pad>``/``<bos>``."""
