@@ -304,7 +304,9 @@ def fit(
     losses: list[Tensor] = []
     extras: dict[str, list[Tensor]] = {}
     iterator = iter(batches)
-    bar = tqdm(total=steps, desc=desc, disable=not progress, mininterval=0.5)
+    # progress=True leaves `disable` to tqdm's default, so TQDM_DISABLE=1 (the book's build) applies
+    off = {} if progress else {"disable": True}
+    bar = tqdm(total=steps, desc=desc, mininterval=0.5, **off)
     model.train()
     start = time.perf_counter()
     with flush_denormals(), contextlib.closing(bar):
