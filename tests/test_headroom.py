@@ -71,3 +71,26 @@ def test_save_roundtrip(tmp_path, shipped):
 def test_save_rejects_non_bpe_data(tmp_path, shipped):
     with pytest.raises(TypeError, match="data"):
         save_number_model(shipped.model, "numbers", tmp_path / "m.safetensors")
+
+
+def test_a_window_as_wide_as_the_source_changes_nothing(shipped):
+    """Chapter 8 swaps the encoder's attention of this model: with a window covering every
+    source position the sliding window is full attention, so the logits must not move."""
+    import functools
+
+    from attnbook.efficient import sliding_window_attention
+
+    model = load_number_model().model
+    src, tgt = shipped.data.test_src[:16], shipped.data.test_tgt[:16, :-1]
+    with torch.no_grad():
+        reference, _ = model(src, tgt)
+        for layer in model.encoder:
+            layer.self_attn.attention = functools.partial(
+                sliding_window_attention, window=src.size(1)
+            )
+        wide, _ = model(src, tgt)
+        for layer in model.encoder:
+            layer.self_attn.attention = functools.partial(sliding_window_attention, window=1)
+        narrow, _ = model(src, tgt)
+    torch.testing.assert_close(wide, reference)
+    assert not torch.allclose(narrow, reference, atol=1e-3)
