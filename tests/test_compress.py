@@ -157,6 +157,52 @@ def test_linear_weight_bytes_shrink_about_four_times():
     assert before["total"] == before["linear_weights"] + before["other"]
 
 
+def test_int8_linear_applies_the_scale_after_the_integer_product():
+    """y = (x qᵀ) ⊙ s + b: the per-row scale factors out of the product."""
+    torch.manual_seed(1)
+    layer = Int8Linear.from_linear(nn.Linear(32, 8))
+    x = torch.randint(-5, 6, (3, 32)).float()  # integers: x qᵀ is exact in float32
+    exact = (x.double() @ layer.weight_int8.double().T) * layer.scale.double()
+    torch.testing.assert_close(layer(x).double(), exact + layer.bias.double())
+    no_bias = Int8Linear(layer.weight_int8, layer.scale, None)
+    torch.testing.assert_close(no_bias(x).double(), exact)
+
+
+def test_int8_linear_rejects_bad_input():
+    layer = Int8Linear.from_linear(nn.Linear(6, 4))
+    with pytest.raises(ValueError, match=r"d_in=6.*\(2, 5\)"):
+        layer(torch.randn(2, 5))
+    with pytest.raises(TypeError, match="float tensor"):
+        layer(torch.ones(2, 6, dtype=torch.long))
+
+
+def test_int8_linear_saves_memory_at_rest_not_during_a_call():
+    """At rest: int8 codes and scales. During a call: a temporary float copy of the codes."""
+    from attnbook.measure import peak_memory
+
+    linear = nn.Linear(256, 512)
+    layer = Int8Linear.from_linear(linear)
+    rest = sum(t.numel() * t.element_size() for t in layer.state_dict().values())
+    assert rest < 0.3 * sum(t.numel() * t.element_size() for t in linear.state_dict().values())
+    x = torch.randn(1, 256)
+    assert peak_memory(layer, x) >= 512 * 256 * 4  # the float copy of q
+    assert peak_memory(linear, x) < 512 * 256 * 4
+
+
+def test_linear_weight_bytes_count_tied_weights_once():
+    model = _tiny(share_embeddings=True)
+    assert model.generator.weight is model.src_embed.tokens.weight
+    before = linear_weight_bytes(model)
+    unique = {t.data_ptr(): t for t in model.state_dict().values()}
+    assert before["total"] == sum(t.numel() * t.element_size() for t in unique.values())
+    # the shared matrix counts as the output layer's weight, once
+    assert before["linear_weights"] == sum(
+        m.weight.numel() * 4 for m in model.modules() if type(m) is nn.Linear
+    )
+    with pytest.raises(TypeError, match="model"):
+        linear_weight_bytes("model")
+
+
 # ---------------------------------------------------------------- distillation
 
 

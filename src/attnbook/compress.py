@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from attnbook.checks import check_float, check_int, check_tensor
+from attnbook.checks import check_float, check_int, check_tensor, describe
 from attnbook.model import Transformer
 from attnbook.train import History, fit
 
@@ -66,8 +66,15 @@ class Int8Linear(nn.Module):
 
         y = x Ŵᵀ + b,   Ŵ_cj = q_cj · scale_c   (the bias stays float)
 
-    The forward pass dequantizes on the fly and then runs an ordinary float matmul: the
-    model is ~4× smaller to store, but no faster (real speed-ups need int8 kernels).
+    Since ``scale`` is one number per output, it factors out of the product:
+
+        y_c = s_c · Σ_j x_j q_cj + b_c,   i.e.  y = (x qᵀ) ⊙ s + b
+
+    which is how int8 kernels apply per-row scales, after the integer product. Here the
+    product itself is an ordinary float matmul: the forward pass converts the codes to a
+    temporary float copy of ``q`` ``(d_out, d_in)`` on every call and frees it afterwards.
+    The weights are ~4× smaller *at rest*; during a call the layer briefly holds as many
+    bytes as a float layer would, and it does more work, not less.
     """
 
     def __init__(self, q: Tensor, scale: Tensor, bias: Tensor | None) -> None:
@@ -94,8 +101,13 @@ class Int8Linear(nn.Module):
         return self.weight_int8.size(0)
 
     def forward(self, x: Tensor) -> Tensor:
-        W = dequantize_per_channel(self.weight_int8, self.scale).to(x.dtype)  # (d_out, d_in)
-        return F.linear(x, W, self.bias)  # (..., d_out)
+        if not isinstance(x, Tensor) or not x.is_floating_point():
+            raise TypeError(f"x must be a float tensor (..., d_in), got {describe(x)}")
+        if x.size(-1) != self.in_features:
+            raise ValueError(f"x must end in d_in={self.in_features}, got shape {tuple(x.shape)}")
+        q = self.weight_int8.to(x.dtype)  # (d_out, d_in): the temporary float copy
+        y = F.linear(x, q) * self.scale.to(x.dtype)  # (..., d_out): (x qᵀ) ⊙ s
+        return y if self.bias is None else y + self.bias  # (..., d_out)
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, int8"
@@ -120,15 +132,27 @@ def quantize_linears(model: nn.Module, bits: int = 8) -> nn.Module:
 
 def linear_weight_bytes(model: nn.Module) -> dict[str, int]:
     """Bytes held by the weight matrices of the linear layers (float or int8 + scales),
-    and by everything else (embeddings, LayerNorms, biases)."""
+    and by everything else (embeddings, LayerNorms, biases). A tensor shared by several
+    modules (tied embeddings, §3.4) is counted once, as a linear weight if any linear
+    layer uses it."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {describe(model)}")
+    seen: set[int] = set()
+
+    def size(t: Tensor) -> int:
+        if t.data_ptr() in seen:
+            return 0
+        seen.add(t.data_ptr())
+        return t.numel() * t.element_size()
+
     linear = 0
     for module in model.modules():
         if isinstance(module, nn.Linear):
-            linear += module.weight.numel() * module.weight.element_size()
+            linear += size(module.weight)
         elif isinstance(module, Int8Linear):
-            linear += module.weight_int8.numel() + module.scale.numel() * 4
-    total = sum(t.numel() * t.element_size() for t in model.state_dict().values())
-    return {"linear_weights": linear, "other": total - linear, "total": total}
+            linear += size(module.weight_int8) + size(module.scale)
+    other = sum(size(t) for t in model.state_dict().values())
+    return {"linear_weights": linear, "other": other, "total": linear + other}
 
 
 # ---------------------------------------------------------------- distillation
