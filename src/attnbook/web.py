@@ -244,7 +244,7 @@ def export(
 
 # ---------------------------------------------------------------- the book's date model
 
-#: The name the shipped date model has on the site: ``_static/attnbook-models/dates/``.
+#: The shipped date model's name on the site (its folder is ``_static/attnbook-models/dates/``).
 DATE_MODEL = "dates"
 
 

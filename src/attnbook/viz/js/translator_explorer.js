@@ -123,7 +123,8 @@ function panel(manifest, names) {
   ])
     input.setAttribute(name, value);
   const answer = htmlEl("div", { className: "ae-answer" }, top);
-  htmlEl("span", { className: "ae-arrow" }, answer, "→").setAttribute("aria-hidden", "true");
+  const arrow = htmlEl("span", { className: "ae-arrow" }, answer, "→");
+  arrow.setAttribute("aria-hidden", "true");
   const output = htmlEl("output", { name: "translation", htmlFor: id }, answer);
   const message = htmlEl("p", { className: "ae-message", id: uniqueId("ae-message") }, top);
   message.setAttribute("aria-live", "polite");
@@ -145,7 +146,7 @@ function panel(manifest, names) {
   const step = htmlEl("input", { type: "range", id: stepId, min: "1", max: "1", step: "1", value: "1" }, stepWrap);
   const stepShown = htmlEl("output", { htmlFor: stepId }, stepWrap);
   stepShown.setAttribute("aria-hidden", "true");
-  return { top, input, output, message, rows, stepWrap, step, stepShown };
+  return { top, arrow, input, output, message, rows, stepWrap, step, stepShown };
 }
 
 // ------------------------------------------------------------------ the explorer
@@ -261,6 +262,7 @@ function render({ model, el }) {
 
   function showAnswer(r) {
     setText(p.output, r ? r.text : "");
+    p.arrow.style.visibility = r ? "" : "hidden";
     let message = "";
     if (s.status === "loading") message = "Loading the model…";
     else if (s.status === "failed") message = `The model could not be loaded: ${s.failure}`;
@@ -308,7 +310,7 @@ function render({ model, el }) {
 
   function clearDrawing(ui, caption) {
     const { title, bars, cols, rows, cells, frame, axis, key } = parts;
-    setText(title, s.status === "ready" ? "cross-attention" : "");
+    setText(title, "");
     setText(parts.caption, caption);
     for (const pl of [bars, cols, rows, cells]) pl.trim(0);
     for (const node of [frame, axis, key]) node.setAttribute("visibility", "hidden");
