@@ -94,11 +94,32 @@ def _strip_page(app: Sphinx, pagename: str, context: dict) -> None:
             scripts[i] = type(script)(script.filename, **{**attributes, "body": body})
 
 
-def placeholder_script(module_url: str) -> str:
-    """The module script that draws the translator into a page's placeholders."""
+def placeholder_script(module_url: str, weights_kb: int | None = None) -> str:
+    """The module script that draws the translator into a page's placeholders.
+
+    A placeholder with ``data-load="click"`` (the landing page: a light page first) gets a
+    button instead, naming the download; the translator's module and weights are fetched
+    only when the reader presses it. Other placeholders are drawn at once.
+    """
     if not module_url.startswith((".", "/")):
         module_url = "./" + module_url  # a relative module specifier starts with ./ or ../
-    return f'import {{ mountPlaceholders }} from "{module_url}";\nmountPlaceholders();'
+    size = f" ({weights_kb} KB)" if weights_kb else ""
+    return f"""const mount = () => import("{module_url}").then((m) => m.mountPlaceholders());
+const all = "div.attnbook-translator[data-model]";
+for (const el of document.querySelectorAll(`${{all}}[data-load="click"]`)) {{
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "attnbook-translator-load";
+  button.textContent = "Run the model in this page{size}";
+  button.addEventListener("click", () => {{
+    delete el.dataset.load;
+    button.textContent = "Loading the model…";
+    button.disabled = true;
+    mount();
+  }}, {{ once: true }});
+  el.replaceChildren(button);
+}}
+if (document.querySelector(`${{all}}:not([data-load="click"])`)) mount();"""
 
 
 def _placeholders(app: Sphinx, context: dict) -> None:
@@ -106,7 +127,9 @@ def _placeholders(app: Sphinx, context: dict) -> None:
         return
     module = context["pathto"](f"_static/{web.SITE_MODELS}/translator.js", 1)
     app.add_css_file(f"{web.SITE_MODELS}/translator.css")
-    app.add_js_file(None, body=placeholder_script(module), type="module")
+    manifest, _ = web.pack_date_model()
+    weights_kb = round(manifest["weights"]["bytes"] / 1024)
+    app.add_js_file(None, body=placeholder_script(module, weights_kb), type="module")
 
 
 def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:

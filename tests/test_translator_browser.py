@@ -91,6 +91,14 @@ window.cleanup = widget.render({{ model, el: document.getElementById("host") }})
 </html>
 """
 
+CLICK_PAGE = """<body>
+<h1>Attention, Explained</h1>
+<div class="attnbook-translator" data-model="dates" data-load="click">Needs JavaScript.</div>
+<script type="module">{script}</script>
+</body>
+</html>
+"""
+
 LANDING_PAGE = """<body>
 <h1>Attention, Explained</h1>
 <div class="attnbook-translator" data-model="dates">The live translator needs JavaScript.</div>
@@ -151,6 +159,9 @@ def harness(tmp_path_factory):
     script = attnbook_models.placeholder_script("_static/attnbook-models/translator.js")
     landing = HEAD.format(theme="", meta=META) + LANDING_PAGE.format(script=script)
     (folder / "landing.html").write_text(landing, encoding="utf-8")
+    script = attnbook_models.placeholder_script("_static/attnbook-models/translator.js", 444)
+    click = HEAD.format(theme="", meta=META) + CLICK_PAGE.format(script=script)
+    (folder / "landing-click.html").write_text(click, encoding="utf-8")
     httpd, url = _serve(folder)
     yield url
     httpd.shutdown()
@@ -501,6 +512,37 @@ def test_landing_page_placeholders(browser, harness, python_model):
         assert visit.foreign() == []
         # the placeholder naming no model answers HTTP 404, which Chromium logs itself
         assert [e for e in visit.errors if "404" not in e] == []
+    finally:
+        visit.close()
+
+
+def test_placeholder_on_request_loads_nothing_until_pressed(browser, harness, python_model):
+    """data-load="click" (the landing page): a button naming the download; the module and the
+    weights are fetched only when it is pressed, and then the translator works."""
+    from attnbook.decode import translate
+
+    visit = Visit(browser, f"{harness}/landing-click.html")
+    try:
+        page = visit.page
+        button = page.locator("button.attnbook-translator-load")
+        button.wait_for()
+        assert button.text_content() == "Run the model in this page (444 KB)"
+        assert page.locator(".attnbook-translator").text_content() == button.text_content()
+        page.wait_for_timeout(300)
+        fetched = [u for u in visit.requests if "attnbook-models" in u and not u.endswith(".css")]
+        assert fetched == [], fetched  # neither the module, nor the manifest, nor the weights
+        button.click()
+        page.wait_for_function("document.querySelector('output[name=translation]')?.textContent")
+        visit.ready()
+        texts = dates(5, seed=35)
+        shown = []
+        for text in texts:
+            page.locator(SOURCE).fill("")
+            page.locator(SOURCE).press_sequentially(text)
+            shown.append(page.locator(OUTPUT).text_content())
+        assert shown == translate(python_model, texts, DATE_VOCAB)
+        assert page.locator("button.attnbook-translator-load").count() == 0
+        assert visit.foreign() == [] and visit.errors == []
     finally:
         visit.close()
 

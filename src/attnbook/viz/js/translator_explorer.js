@@ -539,12 +539,15 @@ function pageModel(state) {
  * Draw the translator into every <div class="attnbook-translator" data-model="NAME"> of `root`
  * not drawn yet: for pages without a kernel or a saved widget. The model is the site's export
  * _static/attnbook-models/NAME/ (manifest.json, then its weights, each fetched once per page);
- * data-source sets the first source shown. Problems are written into the element, never thrown.
+ * data-source sets the first source shown; a placeholder with data-load="click" waits until that
+ * attribute is removed (the page's button does). Problems are written into the element, never thrown.
  */
 export async function mountPlaceholders(root = document) {
   const doc = root.ownerDocument || root;
   const base = staticBase(doc);
-  const found = [...root.querySelectorAll("div.attnbook-translator[data-model]")].filter((el) => !el.dataset.mounted);
+  const found = [...root.querySelectorAll("div.attnbook-translator[data-model]")].filter(
+    (el) => !el.dataset.mounted && el.dataset.load !== "click", // data-load="click": on the reader's request
+  );
   await Promise.all(
     found.map(async (el) => {
       el.dataset.mounted = "true";
