@@ -8,6 +8,7 @@ Every model in the book trains through :func:`fit` with its own loss function
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -304,9 +305,9 @@ def fit(
     losses: list[Tensor] = []
     extras: dict[str, list[Tensor]] = {}
     iterator = iter(batches)
-    # progress=True leaves `disable` to tqdm's default, so TQDM_DISABLE=1 (the book's build) applies
-    off = {} if progress else {"disable": True}
-    bar = tqdm(total=steps, desc=desc, mininterval=0.5, **off)
+    # the notebook bar of tqdm.auto ignores TQDM_DISABLE, which the book's build sets: read it here
+    quiet = os.environ.get("TQDM_DISABLE", "").lower() not in ("", "0", "false")
+    bar = tqdm(total=steps, desc=desc, disable=not progress or quiet, mininterval=0.5)
     model.train()
     start = time.perf_counter()
     with flush_denormals(), contextlib.closing(bar):
