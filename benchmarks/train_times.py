@@ -11,6 +11,7 @@ reaches 100% greedy accuracy in <= 3 s.
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import platform
 import statistics
@@ -39,6 +40,11 @@ def timed(train) -> tuple[float, float, object, object]:
     wall, cpu = time.perf_counter(), time.process_time()
     model, history = train()
     return time.perf_counter() - wall, time.process_time() - cpu, model, history
+
+
+def batch_size(train) -> int:
+    """The batch size a recipe trains with by default."""
+    return inspect.signature(train).parameters["batch_size"].default
 
 
 def summary(seconds: list[float]) -> str:
@@ -74,13 +80,16 @@ def main() -> int:
         + ", ".join(f"{x:.1f}" for x in loads)
         + ". Seconds: median (fastest–slowest).",
         "",
-        "| run | parameters | steps | training, wall (s) | training, CPU (s) | accuracy | target |",
+        "| run | parameters | steps × batch | training, wall (s) | training, CPU (s) | accuracy "
+        "| target |",
         "|---|---:|---:|---:|---:|---:|---|",
         f"| dates (1000 held-out dates, exact match) | {count_parameters(dates):,} | "
-        f"{date_history.steps} | {summary(wall['dates'])} | {summary(cpu['dates'])} | "
+        f"{date_history.steps} × {batch_size(train_date_model)} | "
+        f"{summary(wall['dates'])} | {summary(cpu['dates'])} | "
         f"{acc:.1%} | >= 99% in <= 30 s |",
         f"| copy (vocabulary 11, length 10, greedy) | {count_parameters(copy):,} | "
-        f"{copy_history.steps} | {summary(wall['copy'])} | {summary(cpu['copy'])} | "
+        f"{copy_history.steps} × {batch_size(train_copy_model)} | "
+        f"{summary(wall['copy'])} | {summary(cpu['copy'])} | "
         f"{copy_acc:.1%} | 100% in <= 3 s |",
         "",
         "Date accuracy per input format: "

@@ -22,6 +22,7 @@ from attnbook.metrics import (
     token_predictions,
 )
 from attnbook.model import Transformer, TransformerConfig
+from attnbook.recipes import copy_accuracy, train_copy_model
 from attnbook.train import (
     History,
     activation_bytes,
@@ -270,6 +271,12 @@ def test_fit_on_the_transformer_lowers_the_loss():
     lr = lambda s: warmup_linear_decay(s, 5e-3, 10, 60)  # noqa: E731
     history = fit(model, batches, seq2seq_batch_loss(), 60, lr, progress=False)
     assert sum(history.loss[-5:]) < 0.5 * sum(history.loss[:5])
+
+
+def test_copy_recipe_copies_every_new_sequence():
+    model, history = train_copy_model(progress=False)
+    assert history.steps == 280 and not model.training
+    assert copy_accuracy(model) == 1.0  # greedy, 1000 sequences it never saw
 
 
 def test_fit_reports_bad_arguments():
