@@ -22,6 +22,7 @@ CONFIGS = {
     "shared embeddings": {"share_embeddings": True, "tgt_vocab": 13},
     "no residual": {"residual": False},
     "no LayerNorm": {"layer_norm": False},
+    "d_k < d_model / h": {"d_k": 4},  # Table 3 row (B): keys narrower than values
 }
 
 

@@ -303,10 +303,12 @@ class DecoderLayer(nn.Module):
 
     def start_cache(self, memory: Tensor) -> LayerCache:
         """An empty :class:`LayerCache` with the cross-attention keys and values of ``memory``."""
-        memory_k, memory_v = self.cross_attn.project_kv(memory, memory)  # (B, h, S, d_k) each
-        B, h, _, d_k = memory_k.shape
-        empty = memory_k.new_zeros(B, h, 0, d_k)  # (B, h, 0, d_k): no target position yet
-        return LayerCache(empty, empty, memory_k, memory_v)
+        memory_k, memory_v = self.cross_attn.project_kv(memory, memory)  # (B, h, S, d_k or d_v)
+        B, h = memory_k.shape[:2]
+        # no target position yet: (B, h, 0, d_k) and (B, h, 0, d_v)
+        empty_k = memory_k.new_zeros(B, h, 0, self.self_attn.d_k)
+        empty_v = memory_v.new_zeros(B, h, 0, self.self_attn.d_v)
+        return LayerCache(empty_k, empty_v, memory_k, memory_v)
 
     def step(
         self,
@@ -325,9 +327,11 @@ class DecoderLayer(nn.Module):
         """
 
         def self_attention(z: Tensor) -> tuple[Tensor, tuple]:
-            k, v = self.self_attn.project_kv(z, z)  # (B, h, 1, d_k) each: the new position
+            k, v = self.self_attn.project_kv(
+                z, z
+            )  # (B, h, 1, d_k), (B, h, 1, d_v): the new position
             k = torch.cat([cache.k, k], dim=2)  # (B, h, t + 1, d_k)
-            v = torch.cat([cache.v, v], dim=2)  # (B, h, t + 1, d_k)
+            v = torch.cat([cache.v, v], dim=2)  # (B, h, t + 1, d_v)
             out, w = self.self_attn.attend(z, k, v, tgt_keep, need_weights)
             return out, (w, k, v)
 
