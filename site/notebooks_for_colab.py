@@ -636,6 +636,8 @@ def render_directive(name: str, arg: str, opts: dict, body: str, ch: Chapter) ->
     if name.startswith("glue"):
         return glue_block(name, arg, opts, body, ch)
     if name in ("figure", "image"):
+        if "only-dark" in opts.get("class", "").split():
+            return ""  # the site's dark-theme twin of the drawing beside it: one picture here
         url = arg
         if not re.match(r"^[a-z]+:", arg):  # a file of the repository, served raw
             path = posixpath.normpath(posixpath.join(posixpath.dirname(ch.docname), arg))

@@ -351,6 +351,16 @@ def test_converter_figures_tables_math_and_code_fences():
     assert "comment" not in out and "(fig-scores)=" not in out
 
 
+def test_converter_keeps_one_of_a_light_and_dark_pair():
+    g, ch = _chapter()
+    text = (
+        "```{image} ../book/images/f.svg\n:alt: Figure 1\n:class: only-light\n```\n\n"
+        "```{image} ../book/images/f_dark.svg\n:alt: Figure 1\n:class: only-dark dark-light\n```"
+    )
+    out = g.convert_markdown(text, ch)
+    assert "book/images/f.svg" in out and "f_dark.svg" not in out
+
+
 def test_converter_escapes_underscores_in_math_text():
     g, ch = _chapter()
     text = "$\\text{warmup_steps}$, `$\\text{a_b}$` stays, $$\n\\mbox{x_1} \\text{y\\_2}\n$$"
