@@ -133,6 +133,25 @@ def training(ax) -> None:
     ax.set_ylabel("learning rate")
 
 
+def miniature(ax) -> None:
+    """Cross-attention of the number-words model on 47: German says the seven first."""
+    from attnbook.data.numbers import english, german
+    from attnbook.headroom import load_number_model
+
+    shipped = load_number_model()
+    tok = shipped.data.tokenizer
+    src = tok.encode_source(english(47))
+    tgt = tok.encode(german(47), bos=True)
+    _, attn = shipped.model(torch.tensor([src]), torch.tensor([tgt]))
+    # row t is the step that writes target piece t + 1: label each row with what it writes
+    weights = attn.cross[-1][0].mean(0)[: len(tgt) - 1].detach()  # (T - 1, S)
+    ax.imshow(weights, cmap="Blues", vmin=0, vmax=1)
+    ax.set_xticks(range(len(src)), [tok.decode([i]) for i in src], fontsize=8)
+    ax.set_yticks(range(len(tgt) - 1), [tok.decode([i]) for i in tgt[1:]], fontsize=8)
+    ax.set_xlabel("English source")
+    ax.set_ylabel("German output")
+
+
 def efficient(ax) -> None:
     n, window = 32, 4
     i = torch.arange(n)
@@ -198,17 +217,22 @@ CARDS = {
         training,
         "Warm-up, layer-norm placement, label smoothing, regularisation, mixed precision.",
     ),
-    "08_efficient_attention": (
+    "08_paper_in_miniature": (
+        "Cross-attention reorders",
+        miniature,
+        "Number words from English to German, BPE, and the paper's Tables 2 and 3 in miniature.",
+    ),
+    "09_efficient_attention": (
         "A local attention mask",
         efficient,
         "Local, block-sparse, LSH and linear attention, measured against the real thing.",
     ),
-    "09_deployment": (
+    "10_deployment": (
         "What int8 rounding costs",
         deployment,
         "INT8 quantization and distillation of a trained model.",
     ),
-    "10_modern_transformers": (
+    "11_modern_transformers": (
         "Three masks, three families",
         modern,
         "BERT-, GPT- and ViT-style models from the same blocks, and a real pretrained encoder.",

@@ -74,8 +74,9 @@ def test_save_rejects_non_bpe_data(tmp_path, shipped):
 
 
 def test_a_window_as_wide_as_the_source_changes_nothing(shipped):
-    """Chapter 8 swaps the encoder's attention of this model: with a window covering every
-    source position the sliding window is full attention, so the logits must not move."""
+    """The efficient-attention chapter swaps the encoder's attention of this model: with a
+    window covering every source position the sliding window is full attention, so the
+    logits must not move."""
     import functools
 
     from attnbook.efficient import sliding_window_attention
