@@ -74,7 +74,8 @@ def main() -> int:
         "# Training times",
         "",
         f"Measured by `benchmarks/train_times.py` on {platform.machine()}, "
-        f"{os.cpu_count()} CPU cores, torch {torch.__version__} ({args.threads} threads, "
+        f"{os.cpu_count()} CPU cores, torch {torch.__version__} "
+        f"({args.threads} thread{'s' if args.threads > 1 else ''}, "
         f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', 'unset')}), "
         f"{args.runs} runs of each, interleaved; 1-minute load average before the runs: "
         + ", ".join(f"{x:.1f}" for x in loads)
