@@ -209,9 +209,11 @@ class MultiHeadAttention(nn.Module):
         weights as a tensor of their own (what training needs, and faster).
         """
         self._check_inputs(query, key, value, mask)
+        # Q before K and V: the order in which autograd sums gradients into a shared input
+        q = self._split_heads(self.W_Q(query))  # (B, h, T_q, d_k)
         k = self._split_heads(self.W_K(key))  # (B, h, T_k, d_k)
         v = self._split_heads(self.W_V(value))  # (B, h, T_k, d_v)
-        return self._attend(query, k, v, mask, need_weights)
+        return self._attend(q, k, v, mask, need_weights)
 
     def project_kv(self, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
         """K W_K and V W_V, split into heads: ``(B, h, T_k, d_k)`` and ``(B, h, T_k, d_v)``.
@@ -273,14 +275,14 @@ class MultiHeadAttention(nn.Module):
             )
         if mask is not None:
             check_mask(mask, (query.size(0), query.size(1), k.size(2)))
-        return self._attend(query, k, v, mask, need_weights)
+        q = self._split_heads(self.W_Q(query))  # (B, h, T_q, d_k)
+        return self._attend(q, k, v, mask, need_weights)
 
     def _attend(
-        self, query: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, need_weights: bool
+        self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, need_weights: bool
     ) -> tuple[Tensor, Tensor | None]:
         if mask is not None and mask.dim() == 3:
             mask = mask.unsqueeze(1)  # (B, 1, T_q or 1, T_k): same mask for every head
-        q = self._split_heads(self.W_Q(query))  # (B, h, T_q, d_k)
         dropping = self.training and self.dropout.p > 0
         if not need_weights and not dropping and self.attention is scaled_dot_product_attention:
             # fused kernel: same softmax(Q Kᵀ / √d_k) V; all-masked rows give 0 here too
