@@ -54,15 +54,7 @@ def _data_with(tokenizer: BPETokenizer, data_args: dict[str, Any]) -> NumberData
     """number_data()'s corpus and test set, encoded with a given ``tokenizer``."""
     train = number_corpus(data_args["n_train"], data_args["seed"], "de")
     test = number_test_set(data_args["n_test"], target="de")
-    return NumberData(
-        tokenizer,
-        train,
-        test,
-        tokenizer.encode_batch(train.source),
-        tokenizer.encode_batch(train.target, bos=True, eos=True),
-        tokenizer.encode_batch(test.source),
-        tokenizer.encode_batch(test.target, bos=True, eos=True),
-    )
+    return NumberData.encode(tokenizer, train, test)
 
 
 def train_shipped_number_model(

@@ -59,6 +59,21 @@ class NumberData(NamedTuple):
     test_src: Tensor  # (n_test, S)
     test_tgt: Tensor  # (n_test, T)
 
+    @classmethod
+    def encode(
+        cls, tokenizer: Vocabulary | BPETokenizer, train: NumberPairs, test: NumberPairs
+    ) -> NumberData:
+        """``train`` and ``test`` with their ids under ``tokenizer`` (targets: <bos> … <eos>)."""
+        return cls(
+            tokenizer,
+            train,
+            test,
+            tokenizer.encode_batch(train.source),
+            tokenizer.encode_batch(train.target, bos=True, eos=True),
+            tokenizer.encode_batch(test.source),
+            tokenizer.encode_batch(test.target, bos=True, eos=True),
+        )
+
 
 def number_data(
     tokenizer: str = "bpe",
@@ -80,15 +95,7 @@ def number_data(
         tok: Vocabulary | BPETokenizer = BPETokenizer.train(texts, vocab_size)
     else:
         tok = Vocabulary("".join(sorted(set("".join(texts)))))
-    return NumberData(
-        tok,
-        train,
-        test,
-        tok.encode_batch(train.source),
-        tok.encode_batch(train.target, bos=True, eos=True),
-        tok.encode_batch(test.source),
-        tok.encode_batch(test.target, bos=True, eos=True),
-    )
+    return NumberData.encode(tok, train, test)
 
 
 def number_config(vocab_size: int, **overrides: Any) -> TransformerConfig:

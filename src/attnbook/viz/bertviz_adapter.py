@@ -55,6 +55,25 @@ _PARAMS_COMMENT = re.compile(
     r"// HACK: .*? is a template marker that is replaced by actual params\."
 )
 
+
+def _draw_others_when_idle(indent: str, render: str) -> str:
+    """JS that draws every attention type but the shown one when the page is idle, then
+    shows that one again (``render``: the view's drawing function; ``indent``: its block's)."""
+    block = f"""if (config.attention.length > 1) {{
+    (window.requestIdleCallback || setTimeout)(function () {{
+        const shown = config.filter;
+        for (let f = 0; f < config.attention.length; f++) {{
+            if (String(f) === String(shown)) continue;
+            config.filter = String(f);
+            {render}();
+        }}
+        config.filter = shown;
+        {render}();
+    }});
+}}"""
+    return "\n".join(indent + line for line in block.splitlines())
+
+
 # Changes to bertviz 1.4's view scripts: (name, exact text, replacement). A change whose
 # text is not found is skipped (another bertviz version still draws, unpatched);
 # tests check that every change applies to the pinned version.
@@ -175,18 +194,9 @@ HEAD_VIEW_PATCHES = (
     const kept = new Map();  // attention type -> its drawing, while another is shown
     initialize();
     renderVis();
-    if (config.attention.length > 1) {
-        (window.requestIdleCallback || setTimeout)(function () {
-            const shown = config.filter;
-            for (let f = 0; f < config.attention.length; f++) {
-                if (String(f) === String(shown)) continue;
-                config.filter = String(f);
-                renderVis();
-            }
-            config.filter = shown;
-            renderVis();
-        });
-    }
+"""
+        + _draw_others_when_idle("    ", "renderVis")
+        + """
 
     function refreshCheckboxes() {
         const groups = document.querySelectorAll(`#${config.rootDivId} #vis svg[data-shown] > g`);
@@ -245,18 +255,8 @@ MODEL_VIEW_PATCHES = (
         render();""",
         """        initialize();
         render();
-        if (config.attention.length > 1) {
-            (window.requestIdleCallback || setTimeout)(function () {
-                const shown = config.filter;
-                for (let f = 0; f < config.attention.length; f++) {
-                    if (String(f) === String(shown)) continue;
-                    config.filter = String(f);
-                    render();
-                }
-                config.filter = shown;
-                render();
-            });
-        }""",
+"""
+        + _draw_others_when_idle("        ", "render"),
     ),
 )
 

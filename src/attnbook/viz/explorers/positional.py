@@ -33,7 +33,25 @@ def _check_base(base: float, table_layout: str = "interleaved") -> None:
         raise ValueError(f"base must be a number greater than 1, got {base!r}")
 
 
-class PECurvesExplorer(Explorer):
+def _check_table(
+    d_model: int, max_len: int, max_len_limit: int, table_layout: str, base: float
+) -> None:
+    _check_even_d_model(d_model)
+    _check_index("max_len", max_len, 2, max_len_limit)
+    _check_base(base, table_layout)
+
+
+class _PETableExplorer(Explorer):
+    """The traits of an explorer of the whole table PE: its size, its layout and its base."""
+
+    d_model = traitlets.Int(64).tag(sync=True)
+    max_len = traitlets.Int(100).tag(sync=True)
+    base = traitlets.Float(10000.0).tag(sync=True)
+    # not "layout": every ipywidget already has a ``layout`` trait (its CSS Layout model)
+    table_layout = traitlets.Unicode("interleaved").tag(sync=True)
+
+
+class PECurvesExplorer(_PETableExplorer):
     """Position and dimension sliders → that dimension's curve over positions, and PE(pos).
 
     The top panel draws PE(·, dim) (and its sin/cos partner, dashed) for positions
@@ -45,13 +63,8 @@ class PECurvesExplorer(Explorer):
 
     _module = "pe_curves"
 
-    d_model = traitlets.Int(64).tag(sync=True)
-    max_len = traitlets.Int(100).tag(sync=True)
-    base = traitlets.Float(10000.0).tag(sync=True)
     pos = traitlets.Int(10).tag(sync=True)
     dim = traitlets.Int(4).tag(sync=True)
-    # not "layout": every ipywidget already has a ``layout`` trait (its CSS Layout model)
-    table_layout = traitlets.Unicode("interleaved").tag(sync=True)
 
     def __init__(
         self,
@@ -63,11 +76,9 @@ class PECurvesExplorer(Explorer):
         base: float = 10000.0,
         **kwargs,
     ) -> None:
-        _check_even_d_model(d_model)
-        _check_index("max_len", max_len, 2, 2000)
+        _check_table(d_model, max_len, 2000, table_layout, base)
         _check_index("pos", pos, 0, max_len - 1)
         _check_index("dim", dim, 0, d_model - 1)
-        _check_base(base, table_layout)
         super().__init__(
             d_model=d_model,
             max_len=max_len,
@@ -125,7 +136,7 @@ class PERotationExplorer(Explorer):
         )
 
 
-class PEHeatmapExplorer(Explorer):
+class PEHeatmapExplorer(_PETableExplorer):
     """d_model slider → the (max_len, d_model) table PE as a heatmap, recomputed in the browser.
 
     A picker switches ``table_layout`` between interleaved and concatenated.
@@ -133,12 +144,8 @@ class PEHeatmapExplorer(Explorer):
 
     _module = "pe_heatmap"
 
-    d_model = traitlets.Int(64).tag(sync=True)
-    max_len = traitlets.Int(60).tag(sync=True)
-    base = traitlets.Float(10000.0).tag(sync=True)
     d_model_min = traitlets.Int(4).tag(sync=True)
     d_model_max = traitlets.Int(128).tag(sync=True)
-    table_layout = traitlets.Unicode("interleaved").tag(sync=True)
 
     def __init__(
         self,
@@ -150,15 +157,13 @@ class PEHeatmapExplorer(Explorer):
         base: float = 10000.0,
         **kwargs,
     ) -> None:
-        _check_base(base, table_layout)
+        _check_table(d_model, max_len, 200, table_layout, base)
         _check_even_d_model(d_model_min)
         _check_even_d_model(d_model_max)
-        _check_even_d_model(d_model)
         if not d_model_min <= d_model <= d_model_max:
             raise ValueError(
                 f"d_model={d_model} is outside the slider's range {d_model_min}..{d_model_max}"
             )
-        _check_index("max_len", max_len, 2, 200)
         super().__init__(
             d_model=d_model,
             max_len=max_len,
