@@ -174,3 +174,17 @@ def test_decode_step_bad_input():
         greedy_decode(m, src, 5, use_cache="yes")
     with pytest.raises(TypeError, match="return_attention must be True or False"):
         beam_search(m, src[:1], 5, return_attention=1)
+
+
+def test_translate_without_the_cache_gives_the_same_strings():
+    """use_cache=False recomputes the prefix (for attention that needs every position)."""
+    from attnbook.data import DATE_VOCAB, held_out_dates
+    from attnbook.decode import translate
+    from attnbook.recipes import load_date_model
+
+    date_model = load_date_model()
+    texts = [s for s, _, _ in held_out_dates(12, seed=5)]
+    for beam_size in (None, 3):
+        cached = translate(date_model, texts, DATE_VOCAB, beam_size=beam_size)
+        recomputed = translate(date_model, texts, DATE_VOCAB, beam_size=beam_size, use_cache=False)
+        assert cached == recomputed

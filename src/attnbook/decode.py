@@ -210,8 +210,13 @@ def translate(
     beam_size: int | None = None,
     *,
     max_len_offset: int | None = None,
+    use_cache: bool = True,
 ) -> list[str]:
     """Decode each string of the list ``texts``; returns one output string per input.
+
+    ``use_cache=False`` recomputes the whole prefix at every step instead of keeping keys
+    and values (the same outputs): for a decoder whose self-attention function needs the
+    full square of positions, such as a sliding window.
 
     ``vocab`` is the model's vocabulary: a :class:`~attnbook.data.vocab.Vocabulary` (the
     date task's ``DATE_VOCAB`` checks that each input is a supported date) or a
@@ -254,7 +259,9 @@ def translate(
     model.eval()
     if beam_size is None:
         src = pad_batch(ids, vocab.pad_id).to(device)
-        out = greedy_decode(model, src, max(limits), vocab.bos_id, vocab.eos_id)
+        out = greedy_decode(
+            model, src, max(limits), vocab.bos_id, vocab.eos_id, use_cache=use_cache
+        )
         # greedy decoding is causal: cutting a row at its own limit is decoding it that far
         return [vocab.decode(row[:limit]) for row, limit in zip(out, limits)]
     results = []
@@ -266,6 +273,7 @@ def translate(
             beam_size,
             bos_id=vocab.bos_id,
             eos_id=vocab.eos_id,
+            use_cache=use_cache,
         )
         results.append(vocab.decode(best))
     return results

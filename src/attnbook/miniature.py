@@ -175,7 +175,10 @@ class TranslationScores(NamedTuple):
 
 
 def translation_scores(
-    model: Transformer, data: NumberData, max_len_offset: int = PAPER_MAX_LEN_OFFSET
+    model: Transformer,
+    data: NumberData,
+    max_len_offset: int = PAPER_MAX_LEN_OFFSET,
+    use_cache: bool = True,
 ) -> TranslationScores:
     """Exact match, BLEU and chrF of greedy translations of ``data``'s test sources (each up
     to its input length + ``max_len_offset`` tokens, §6.1), and teacher-forced perplexity.
@@ -188,7 +191,13 @@ def translation_scores(
     """
     if not isinstance(data, NumberData):
         raise TypeError(f"data must be the NumberData of number_data(), got {describe(data)}")
-    hypotheses = translate(model, data.test.source, data.tokenizer, max_len_offset=max_len_offset)
+    hypotheses = translate(
+        model,
+        data.test.source,
+        data.tokenizer,
+        max_len_offset=max_len_offset,
+        use_cache=use_cache,  # False: for a decoder whose attention needs every position
+    )
     nll, tokens = teacher_forced_nll(model, data.test_src, data.test_tgt)
     chars = sum(len(t) + 1 for t in data.test.target)
     return TranslationScores(
