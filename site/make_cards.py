@@ -275,8 +275,8 @@ def card_grid(names: list[str]) -> str:
             f":img-alt: {figure_title}: a small figure from chapter {number}",
             "",
             summary,
-            "+++",
-            f"About {minutes} minutes to read",
+            "",
+            f"*About {minutes} minutes to read.*",
             ":::",
             "",
         ]

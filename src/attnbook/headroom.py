@@ -6,7 +6,7 @@ leaves the miniature base model well below 100% exact match on numbers never see
 training, and its per-token perplexity never saturates: int8 weights, a distilled
 student or another attention pattern can be measured against it.
 
-- :data:`NUMBER_RECIPE`: the arguments of :func:`attnbook.miniature.number_data` and
+- ``NUMBER_RECIPE``: the arguments of :func:`attnbook.miniature.number_data` and
   :func:`attnbook.miniature.train_number_model` that made the shipped checkpoint;
 - :func:`train_shipped_number_model` trains it again; :func:`save_number_model` writes
   it (float16 safetensors, the BPE vocabulary and the recipe as metadata);
@@ -60,7 +60,7 @@ def _data_with(tokenizer: BPETokenizer, data_args: dict[str, Any]) -> NumberData
 def train_shipped_number_model(
     device: str | torch.device = "cpu", progress: bool = True
 ) -> tuple[Transformer, NumberData, History]:
-    """Train the shipped checkpoint's model again from :data:`NUMBER_RECIPE` (seeded)."""
+    """Train the shipped checkpoint's model again from ``NUMBER_RECIPE`` (seeded)."""
     from attnbook.miniature import number_data
 
     data = number_data(**NUMBER_RECIPE["data"])
@@ -74,7 +74,7 @@ def save_number_model(
     model: Transformer, data: NumberData, path: str | Path, **metadata: str
 ) -> None:
     """Write ``model`` as float16 safetensors with ``data``'s BPE vocabulary and
-    :data:`NUMBER_RECIPE` as metadata (``metadata``: more strings to store)."""
+    ``NUMBER_RECIPE`` as metadata (``metadata``: more strings to store)."""
     if not isinstance(data, NumberData) or not isinstance(data.tokenizer, BPETokenizer):
         raise TypeError(f"data must be a BPE NumberData of number_data(), got {describe(data)}")
     save_checkpoint(

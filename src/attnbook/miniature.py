@@ -8,7 +8,7 @@ embedding matrix (§3.4, §5.1), 600 steps of 64 pairs. It lands at about 90% ex
 so design choices have room to show.
 
 - :func:`number_data`, :func:`train_number_model`, :func:`translation_scores`: one run;
-- :data:`TABLE3`: the variations of the paper's Table 3, rows (A)–(E), each beside the
+- ``TABLE3``: the variations of the paper's Table 3, rows (A)–(E), each beside the
   paper's nearest row; :func:`run_variation`, :func:`summarise` and :func:`agrees` make
   and read the table that ``benchmarks/table3.py`` commits (:func:`load_table3_runs`);
 - :func:`training_flops`, :func:`paper_training_cost`: Table 2's training cost from the
@@ -273,7 +273,7 @@ TABLE3: list[Variation] = [
     ),
 ]
 
-#: Beside Table 3: the base with other tokenisations, and with batches grouped by length.
+#: The base with other tokenisations, and with batches grouped by length (beside Table 3).
 VARIANTS_BESIDE: list[Variation] = [
     Variation("tokens", "characters", {"tokenizer": "char"}, None),
     Variation("tokens", "BPE, 100 pieces", {"vocab_size": 100}, None),
@@ -285,7 +285,7 @@ _DATA_ARGS = ("tokenizer", "vocab_size")
 
 
 def variation(row: str, name: str) -> Variation:
-    """The variation of :data:`TABLE3` or :data:`VARIANTS_BESIDE` called ``(row, name)``."""
+    """The variation of ``TABLE3`` or :data:`VARIANTS_BESIDE` called ``(row, name)``."""
     for v in [*TABLE3, *VARIANTS_BESIDE]:
         if (v.row, v.name) == (row, name):
             return v
@@ -347,7 +347,7 @@ class Summary(NamedTuple):
 
 
 def summarise(runs: Sequence[dict[str, Any]]) -> list[Summary]:
-    """One :class:`Summary` per (row, name), in :data:`TABLE3` order, then the rest."""
+    """One :class:`Summary` per (row, name), in ``TABLE3`` order, then the rest."""
     by: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in runs:
         by.setdefault((r["row"], r["name"]), []).append(r)
@@ -394,7 +394,7 @@ def agrees(live: Sequence[float], committed: Sequence[float]) -> tuple[bool, flo
     ``committed`` runs: a 95% prediction bound, the seed-to-seed variance s² taken from
     the committed runs (so that a single live run can be checked),
 
-        |mean live − mean committed| ≤ t_0.975(n − 1) · s · √(1/m + 1/n),
+        ``|mean live − mean committed| ≤ t_0.975(n − 1) · s · √(1/m + 1/n)``,
 
     with m live and n committed runs, and Student's t because s comes from only n − 1
     degrees of freedom (with 3 committed seeds t = 4.30, not 2). Returns that, the

@@ -318,7 +318,7 @@ class DecoderLayer(nn.Module):
         src_mask: Tensor,
         need_weights: bool = False,
     ) -> tuple[Tensor, LayerCache, Tensor | None, Tensor | None]:
-        """:meth:`forward` for one new position ``y`` ``(B, 1, d_model)``.
+        """``forward`` for one new position ``y`` ``(B, 1, d_model)``.
 
         Its key and value join the cache; the query attends to every cached position
         (``tgt_keep`` ``(B, 1, t + 1)``, False on padding) and to the cached memory. Returns
@@ -413,7 +413,7 @@ class Decoder(_Stack):
     def step(
         self, y: Tensor, cache: KVCache, need_weights: bool = False
     ) -> tuple[Tensor, KVCache, list[Tensor], list[Tensor]]:
-        """:meth:`forward` for one new position ``y`` ``(B, 1, d_model)``, every layer reading
+        """``forward`` for one new position ``y`` ``(B, 1, d_model)``, every layer reading
         and growing its :class:`LayerCache`; ``cache.tgt_keep`` already includes the new
         position. Returns ``(y, cache, self-attention rows, cross-attention rows)``."""
         keep = cache.tgt_keep[:, None, :]  # (B, 1, t + 1)

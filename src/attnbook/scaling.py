@@ -197,7 +197,7 @@ def additive_attention(
 ) -> tuple[Tensor, Tensor]:
     """softmax(e(Q, K)) V with the additive score e of ``score`` in place of Q Kᵀ / √d_k.
 
-    Shapes as :func:`attnbook.scaled_dot_product_attention`: ``q`` ``(..., T_q, d_k)``,
+    Shapes as :func:`attnbook.attention.scaled_dot_product_attention`: ``q`` ``(..., T_q, d_k)``,
     ``k`` ``(..., T_k, d_k)``, ``v`` ``(..., T_k, d_v)``, ``mask`` bool broadcastable to
     ``(..., T_q, T_k)`` (True = may attend). Returns ``(output, weights)``.
     """

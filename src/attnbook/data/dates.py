@@ -211,7 +211,7 @@ def check_date_input(text: str, vocab: Vocabulary | None = None) -> list[int]:
 @dataclass(frozen=True)
 class DateVocabulary(Vocabulary):
     """The date task's characters. A source text must be a date the model supports:
-    :meth:`encode_source` (what :func:`~attnbook.decode.translate` calls) checks it."""
+    ``encode_source`` (what :func:`~attnbook.decode.translate` calls) checks it."""
 
     def encode_source(self, text: str) -> list[int]:
         return check_date_input(text, self)
