@@ -169,7 +169,9 @@ def load_site(config: dict, build: Path, bibfile: Path) -> Site:
     for key, entry in parse_file(str(bibfile)).entries.items():
         persons = entry.persons.get("author") or entry.persons.get("editor") or []
         url = where.get(key, site.page("book/bibliography"))
-        site.citations[key] = Citation(bib_authors(persons), entry.fields.get("year", ""), url)
+        # an entry without a year reads "n.d." on the site's author-year labels
+        year = entry.fields.get("year", "") or "n.d."
+        site.citations[key] = Citation(bib_authors(persons), year, url)
     return site
 
 
@@ -351,7 +353,8 @@ def render_cite(name: str, content: str, ch: Chapter) -> str:
         items.append(c)
     textual = name.endswith(":t") or name.endswith(":ts") or name == "citet"
     if textual:
-        return ", ".join(f"{link(c.authors, c.url)} ({link(c.year, c.url)})" for c in items)
+        # as on the site: the authors as text, the year as the link to the entry
+        return ", ".join(f"{c.authors} ({link(c.year, c.url)})" for c in items)
     return "(" + "; ".join(link(f"{c.authors}, {c.year}", c.url) for c in items) + ")"
 
 

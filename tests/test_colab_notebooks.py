@@ -319,7 +319,7 @@ def test_converter_citations_and_cross_references():
     assert out == (
         f"([Vaswani et al., 2017]({site}book/b.html#v17); "
         f"[Bahdanau and Cho, 2015]({site}book/b.html#b15)) and "
-        f"[Vaswani et al.]({site}book/b.html#v17) ([2017]({site}book/b.html#v17)); "
+        f"Vaswani et al. ([2017]({site}book/b.html#v17)); "
         f"[Masking]({site}notebooks/02_attention.html#masking), "
         f"[Fig. 2.1]({site}notebooks/02_attention.html#fig-scores), "
         f"[Figure 2.1]({site}notebooks/02_attention.html#fig-scores), "
