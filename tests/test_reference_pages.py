@@ -64,3 +64,50 @@ def test_chapters_are_linked_by_name_not_by_a_typed_number():
         page = (ROOT / "book" / f"{name}.md").read_text(encoding="utf-8")
         assert not typed.findall(page), (name, typed.findall(page))
     assert CHEATSHEET.count("{doc}`../notebooks/") >= 9
+
+
+def _plain(number: str) -> float:
+    """``"3.3 \\times 10^{18}"``, ``"27.3"``, ``"100K"`` or ``"65M"`` as a number."""
+    sci = _numbers(number)
+    if sci:
+        return sci[0]
+    scale = {"K": 1e3, "M": 1e6}.get(number[-1], 1)
+    return float(number.rstrip("KM")) * scale
+
+
+def test_tables_2_and_3_as_the_package_records_them():
+    """The paper's numbers on the cheat sheet are the ones chapter 8 sets its miniature beside."""
+    from attnbook.miniature import (
+        P100_FLOPS,
+        PAPER_BASE,
+        PAPER_BIG,
+        PAPER_CHECKPOINTS_AVERAGED,
+        PAPER_MAX_LEN_OFFSET,
+        PAPER_TRAINING,
+    )
+
+    for model in ("base", "big"):
+        row = _row(CHEATSHEET, f"Table 2, {model} model")[1]
+        paper = PAPER_TRAINING[model]
+        bleu = re.findall(r"BLEU (\d+\.\d) \(EN–DE\), (\d+\.\d) \(EN–FR\)", row)
+        assert bleu == [(f"{paper['bleu_de']}", f"{paper['bleu_fr']}")], row
+        flops = _numbers(row)
+        assert flops == [paper["flops"]], row
+        steps = re.search(r"(\d+K) steps on (\d+) P100", row)
+        assert _plain(steps[1]) == paper["steps"] and int(steps[2]) == paper["gpus"], row
+        hours = re.search(r"in (\d+(?:\.\d+)?) (hours|days)", row)
+        assert float(hours[1]) * (24 if hours[2] == "days" else 1) == paper["hours"], row
+    for model, paper in (("base", PAPER_BASE), ("big", PAPER_BIG)):
+        row = _row(CHEATSHEET, f"Table 3, {model}")[1]
+        found = re.search(r"perplexity (\d+\.\d+), BLEU (\d+\.\d) \(dev\), (\d+)M parameters", row)
+        assert found, row
+        assert (float(found[1]), float(found[2]), int(found[3])) == (
+            paper.ppl,
+            paper.bleu,
+            paper.params_millions,
+        )
+    assert "9.5 TFLOPS" in _row(CHEATSHEET, "training FLOPs")[1] and P100_FLOPS == 9.5e12
+    decoding = _row(CHEATSHEET, "decoding")[1]
+    assert f"input length + {PAPER_MAX_LEN_OFFSET}" in decoding
+    averaged = PAPER_CHECKPOINTS_AVERAGED
+    assert f"last {averaged['base']} (base) or {averaged['big']} (big)" in decoding
