@@ -3,6 +3,16 @@
 .PHONY: book test venv assets fonts lint unit site-test browser frontends benchmark sync-colab strip clean
 
 PYTHON ?= python3
+
+# The same numbers on every x86 machine: PyTorch's kernels, MKL and oneDNN pinned to their
+# AVX2 code paths. A CPU with AVX-512 otherwise takes other paths that round differently, and
+# a trained toy model can end up elsewhere. Set any of them to override.
+ifeq ($(shell uname -m),x86_64)
+export ATEN_CPU_CAPABILITY ?= avx2
+export MKL_CBWR ?= AVX2
+export ONEDNN_MAX_CPU_ISA ?= AVX2
+endif
+
 VENV := .venv
 BIN := $(VENV)/bin
 VENDOR := site/static/attnbook-vendor
