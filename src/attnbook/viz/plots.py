@@ -41,7 +41,8 @@ def plot_attention(
     _check_labels(key_tokens, w.shape[1], "key")
     if ax is None:
         size = (1.0 + 0.55 * w.shape[1], 0.8 + 0.5 * w.shape[0])
-        _, ax = plt.subplots(figsize=(max(size[0], 3.5), max(size[1], 2.5)))
+        # at most 8 inches wide: wider, the page would shrink its text below 11 px
+        _, ax = plt.subplots(figsize=(min(max(size[0], 3.5), 8.0), max(size[1], 2.5)))
     image = ax.imshow(w, cmap=cmap, vmin=0.0, vmax=max(1e-12, float(w.max())), aspect="auto")
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="weight")
     ax.set_xticks(range(w.shape[1]), key_tokens if key_tokens is not None else None)
@@ -60,7 +61,7 @@ def plot_attention(
                 f"{w[i, j]:.2f}",
                 ha="center",
                 va="center",
-                fontsize=8,
+                fontsize=9,
                 color="white" if dark else "black",
             )
     if title:

@@ -51,6 +51,9 @@ BOOK_RC: dict[str, Any] = {
     "legend.fontsize": 10,
     "figure.titlesize": 12,
     "savefig.bbox": "tight",
+    # Okabe & Ito's palette, told apart by readers with any kind of colour blindness
+    "axes.prop_cycle": "cycler(color=['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', "
+    "'#56B4E9', '#000000'])",
 }
 
 
