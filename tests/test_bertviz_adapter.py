@@ -1,15 +1,22 @@
-"""attnbook.viz.bertviz_adapter: what the HTML it returns holds (the browser checks are in
-test_site.py, on the built pages)."""
+"""attnbook.viz.bertviz_adapter: what the HTML it returns holds, and a small view of each
+kind in headless Chromium (keyboard use, the text alternative following the pickers). The
+checks on the built pages are in test_site.py."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 import torch
 
 from attnbook.viz import head_view, model_view
+
+ROOT = Path(__file__).resolve().parent.parent
+VENDOR = ROOT / "site" / "static" / "attnbook-vendor"
+LIBRARIES = ("require.js", "d3.min.js", "jquery.min.js")
 
 
 def _layers(L=2, h=3, T=4, seed=0):
@@ -42,6 +49,7 @@ def test_head_view_patches_apply_to_the_pinned_bertviz():
     assert "line.__opacity" in html  # opacities set in one pass, only where they change
     assert "kept.set(old.dataset.filter, old)" in html  # attention types drawn once
     assert 'console.log("d3 version"' not in html
+    assert 'tokenContainer.attr("tabindex", 0)' in html  # tokens take the keyboard's focus
 
 
 def test_model_view_follows_the_page_theme_and_column():
@@ -54,6 +62,8 @@ def test_model_view_follows_the_page_theme_and_column():
     assert "const DIV_WIDTH = Math.max(480, Math.min(970, attnbookWidth(" in html
     assert 'kept.set(config.svg.attr("data-filter"), config.svg)' in html
     assert 'console.log("x"' not in html
+    assert '.attr("role", "button")' in html  # thumbnails are buttons
+    assert 'd3.event.key !== "Enter" && d3.event.key !== " "' in html
     assert 'class="attnbook-bertviz-box"' in html  # scrolls inside its own box when narrow
 
 
@@ -85,6 +95,59 @@ def test_summary_names_the_key_each_head_attends_to():
     assert "aria-label=" in figure and "aria-describedby=" in figure
 
 
+def _summaries(html: str) -> dict[str, tuple[str, bool]]:
+    """The summaries in the page: key -> (text, hidden)."""
+    found = re.findall(r'<p id="[^"]+" data-summary="([^"]+)" [^>]*?( hidden)?>(.*?)</p>', html)
+    return {key: (text, bool(hidden)) for key, hidden, text in found}
+
+
+def _described(html: str) -> str:
+    """The key of the summary the figure is described by."""
+    summary_id = re.search(r'<figure [^>]*aria-describedby="([^"]+)"', html)[1]
+    return re.search(rf'<p id="{summary_id}" data-summary="([^"]+)"', html)[1]
+
+
+def test_head_view_has_a_summary_per_attention_type_and_layer():
+    T = 4
+    first, second = torch.zeros(1, 1, T, T), torch.zeros(1, 1, T, T)
+    first[0, 0, :, 1] = 1.0  # layer 0: every query on "b"
+    second[0, 0, :, 3] = 1.0  # layer 1: every query on "d"
+    html = head_view(
+        encoder_attention=[first, second],
+        cross_attention=[torch.full((1, 1, 2, T), 0.25)] * 2,
+        encoder_tokens=list("abcd"),
+        decoder_tokens=list("xy"),
+    ).data
+    summaries = _summaries(html)
+    assert list(summaries) == ["0-0", "0-1", "1-0", "1-1"]
+    assert [key for key, (_, hidden) in summaries.items() if not hidden] == ["0-0"]
+    assert _described(html) == "0-0"
+    assert "in layer 0: head 0: &#x27;b&#x27; (1.00)." in summaries["0-0"][0]
+    assert "in layer 1: head 0: &#x27;d&#x27; (1.00)." in summaries["0-1"][0]
+    assert summaries["0-1"][0].startswith("Encoder attention: 2 layer(s)")
+    assert summaries["1-1"][0].startswith("Cross attention: 2 layer(s) of 1 heads over 2 query")
+
+
+def test_head_view_describes_the_layer_it_opens_on():
+    html = head_view(_layers(L=3), list("abcd"), layer=2).data
+    assert _described(html) == "0-2"
+    assert [key for key, (_, hidden) in _summaries(html).items() if not hidden] == ["0-2"]
+
+
+def test_model_view_summary_describes_every_layer_of_each_attention_type():
+    html = model_view(
+        encoder_attention=_layers(L=3, h=2, T=3),
+        decoder_attention=_layers(L=3, h=2, T=2, seed=1),
+        encoder_tokens=list("abc"),
+        decoder_tokens=list("xy"),
+    ).data
+    summaries = _summaries(html)
+    assert list(summaries) == ["0", "1"] and _described(html) == "0"
+    for text, _ in summaries.values():
+        assert text.count(" layer 0: head 0: ") == 1
+        assert text.count(" layer 2: head 0: ") == 1 and "; head 1: " in text
+
+
 def test_cross_attention_summary_uses_decoder_queries_and_encoder_keys():
     cross = [torch.softmax(torch.randn(2, 2, 3), -1)]
     html = head_view(
@@ -96,3 +159,144 @@ def test_cross_attention_summary_uses_decoder_queries_and_encoder_keys():
 def test_token_count_must_match_the_weights():
     with pytest.raises(ValueError, match="3 query and 3 key tokens"):
         head_view(_layers(T=4), list("abc"))
+
+
+# A page like the site's: the libraries from its own folder, none from a CDN.
+PAGE = """<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="attnbook-vendor" content="vendor/"><title>view</title>
+</head>
+<body>{body}</body>
+</html>
+"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    pytest.importorskip("playwright")
+    from playwright.sync_api import sync_playwright
+    from test_site import CHROMIUM, QUIET_FLAGS
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed: `make browser` installs Debian's package")
+    if not all((VENDOR / name).is_file() for name in LIBRARIES):
+        pytest.skip("the site's vendored libraries are missing (`make assets`)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=QUIET_FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def open_view(browser, tmp_path):
+    """Open a view's HTML as a page; yields a function of the HTML that returns the page,
+    and checks afterwards that no page raised an error."""
+    (tmp_path / "vendor").mkdir()
+    for name in LIBRARIES:
+        shutil.copy(VENDOR / name, tmp_path / "vendor" / name)
+    pages, errors = [], []
+
+    def open_(html: str):
+        path = tmp_path / f"view{len(pages)}.html"
+        path.write_text(PAGE.format(body=html), encoding="utf-8")
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        pages.append(page)
+        page.goto(path.as_uri())
+        page.locator("div[id^='bertviz-'] svg text").first.wait_for(timeout=20_000)
+        return page
+
+    yield open_
+    for page in pages:
+        page.close()
+    assert errors == []
+
+
+# What a thumbnail's click does: the large view (its heading, how many parts) and the
+# thumbnails' highlight and pressed state.
+THUMBNAIL_STATE = """() => {
+  const svg = document.querySelector("div[id^='bertviz-'] svg");
+  const heading = svg.querySelector("text.detail");
+  return {
+    heading: heading ? heading.textContent : null,
+    parts: svg.querySelectorAll(".detail").length,
+    thumbnails: [...svg.querySelectorAll(".attn_background")].map((r) =>
+      [r.id, r.getAttribute("fill"), r.getAttribute("stroke-opacity"),
+       r.getAttribute("aria-pressed")]),
+  };
+}"""
+
+
+def test_model_view_thumbnails_work_by_keyboard_as_by_mouse(open_view):
+    page = open_view(model_view(_layers(L=2, h=2, T=3), list("abc")).data)
+    page.locator(".attn_background").nth(3).wait_for()
+    closed = page.evaluate(THUMBNAIL_STATE)
+    assert closed["parts"] == 0
+
+    page.keyboard.press("Tab")  # the first thing on the page to take focus
+    focused = page.evaluate(
+        "() => ['id', 'role', 'aria-label'].map((a) => document.activeElement.getAttribute(a))"
+    )
+    assert focused == ["attn_background_0_0", "button", "Layer 0, head 0"]
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    by_key = page.evaluate(THUMBNAIL_STATE)
+    assert by_key["heading"] == "Layer 0, Head 1" and by_key["parts"] > 0
+    pressed = [t[0] for t in by_key["thumbnails"] if t[3] == "true"]
+    assert pressed == ["attn_background_0_1"]
+    page.keyboard.press(" ")  # closes it, as a second click does
+    assert page.evaluate(THUMBNAIL_STATE) == closed
+
+    page.locator("#attn_background_0_1").click(force=True)  # lands on its click region
+    assert page.evaluate(THUMBNAIL_STATE) == by_key
+
+
+# The summary the figure is described by, whether it is the only one shown, its text.
+DESCRIBED = """() => {
+  const figure = document.querySelector("figure.attnbook-bertviz");
+  const p = document.getElementById(figure.getAttribute("aria-describedby"));
+  const shown = document.querySelectorAll("p[data-summary]:not([hidden])");
+  return [p.dataset.summary, shown.length === 1 && shown[0] === p, p.textContent];
+}"""
+
+# What the reader sees of the tokens' highlight: each token's background, and how many
+# lines are visible.
+TOKEN_STATE = """() => {
+  const svg = document.querySelector("div[id^='bertviz-'] svg[data-shown]");
+  const visible = [...svg.querySelectorAll("#attention line")]
+    .filter((line) => getComputedStyle(line).visibility === "visible").length;
+  const backgrounds = [...svg.querySelectorAll(".background")].map((r) => r.style.opacity);
+  return { visible, backgrounds };
+}"""
+
+
+def test_head_view_text_follows_the_pickers_and_tokens_take_focus(open_view):
+    page = open_view(
+        head_view(
+            encoder_attention=_layers(L=2, h=2, T=3),
+            cross_attention=[torch.softmax(torch.randn(1, 2, 2, 3), -1) for _ in range(2)],
+            encoder_tokens=list("abc"),
+            decoder_tokens=list("xy"),
+        ).data
+    )
+    # the other attention type is drawn when the page is idle: wait for it
+    page.wait_for_function("document.querySelectorAll('#vis > svg').length === 2")
+    key, alone, first = page.evaluate(DESCRIBED)
+    assert (key, alone) == ("0-0", True) and "in layer 0:" in first
+    page.select_option("#layer", "1")
+    key, alone, second = page.evaluate(DESCRIBED)
+    assert (key, alone) == ("0-1", True) and "in layer 1:" in second
+    page.select_option("#filter", "1")
+    key, alone, third = page.evaluate(DESCRIBED)
+    assert (key, alone) == ("1-1", True) and third.startswith("Cross attention:")
+
+    tokens = page.locator("div[id^='bertviz-'] svg[data-shown] #left [tabindex='0']")
+    assert tokens.count() == 2  # the decoder's tokens, the queries of cross-attention
+    idle = page.evaluate(TOKEN_STATE)
+    tokens.nth(1).focus()
+    focused = page.evaluate(TOKEN_STATE)
+    assert focused["backgrounds"][:2] == ["0", "1"] and focused["visible"] < idle["visible"]
+    tokens.nth(1).blur()
+    assert page.evaluate(TOKEN_STATE) == idle
+    tokens.nth(1).hover()
+    assert page.evaluate(TOKEN_STATE) == focused

@@ -12,7 +12,12 @@ when the layer changes. The HTML returned here:
   then it scrolls inside its own box);
 - labels its pickers and hides a picker with a single option; gives a legend for the
   head colours, with one button per head (keyboard and touch reach them too), and a
-  text summary of the weights as the drawing's text alternative;
+  text summary of the weights as the drawing's text alternative: one per attention
+  type (and, in the head view, per layer), the one that describes the drawing shown
+  swapped in when a picker changes;
+- lets the keyboard reach what the mouse does: the model view's thumbnails are
+  buttons (Enter or Space opens one large, as a click does), and the head view's
+  tokens show their lines when focused, as under the mouse;
 - updates the head view's line opacities in place when only the layer changes.
 
 Weights are rounded to 3 decimals, which keeps the saved page small.
@@ -21,6 +26,7 @@ Weights are rounded to 3 decimals, which keeps the saved page small.
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Sequence
 
@@ -147,6 +153,23 @@ HEAD_VIEW_PATCHES = (
         "",
     ),
     (
+        "tokens reachable by keyboard",
+        """        });
+    }
+
+    function renderAttention(svg, attention) {""",
+        """        });
+
+        // A token the keyboard focuses shows its lines as under the mouse; leaving it
+        // does what the mouse leaving the tokens does (that handler expects them as this)
+        tokenContainer.attr("tabindex", 0)
+            .on("focus", tokenContainer.on("mouseover"))
+            .on("blur", () => textContainer.on("mouseleave").call(textContainer.node()));
+    }
+
+    function renderAttention(svg, attention) {""",
+    ),
+    (
         "attention types drawn once, kept and shown again",
         """        // Clear vis
         $(`#${config.rootDivId} #vis`).empty();""",
@@ -213,6 +236,28 @@ MODEL_VIEW_PATCHES = (
         "const DIV_WIDTH = Math.max(480, Math.min(970, attnbookWidth(params.root_div_id)));",
     ),
     ("no console output", """            console.log("x", x, y)""", ""),
+    (
+        "thumbnails reachable by keyboard",
+        """            clickRegion.on("mouseover", function (d) {
+                d3.select(this).style("cursor", "pointer");
+            });""",
+        """            clickRegion.on("mouseover", function (d) {
+                d3.select(this).style("cursor", "pointer");
+            });
+            // The keyboard focuses the visible square: the click region above it is
+            // transparent, and so would be its focus ring. Enter or Space clicks it.
+            attnBackground
+                .attr("tabindex", 0)
+                .attr("role", "button")
+                .attr("aria-pressed", "false")
+                .attr("aria-label",
+                      `Layer ${config.layers[layerIndex]}, head ${config.heads[headIndex]}`)
+                .on("keydown", function () {
+                    if (d3.event.key !== "Enter" && d3.event.key !== " ") return;
+                    d3.event.preventDefault();  // Space would scroll the page
+                    clickRegion.node().dispatchEvent(new MouseEvent("click", {bubbles: true}));
+                });""",
+    ),
     ("theme from the page", '"display_mode": "light"', '"display_mode": attnbookTheme()'),
     (
         "attention types drawn once, kept and shown again",
@@ -279,6 +324,10 @@ _STYLE = """
   display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.3em;
   vertical-align: -0.05em; border-radius: 2px;
 }
+/* CSS wins over bertviz's stroke attributes: the focused thumbnail is framed */
+.attnbook-bertviz .attn_background:focus-visible {
+  outline: none; stroke: currentColor; stroke-opacity: 1; stroke-width: 3px;
+}
 .attnbook-bertviz .attnbook-visually-hidden {
   position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap;
@@ -286,7 +335,8 @@ _STYLE = """
 """
 
 # Runs in the browser: pick the site's libraries when the page has them, follow its
-# theme, and wire the legend buttons to bertviz's head squares.
+# theme, wire the legend buttons to bertviz's head squares and the model view's
+# thumbnails to their pressed state, and show the summary of what the pickers draw.
 _LOADER = """
 (function () {
   var root = document.getElementById("%(id)s");
@@ -321,6 +371,27 @@ _LOADER = """
       }
     });
   }
+  // a thumbnail is pressed while it is shown large: bertviz frames it then
+  function syncThumbnails() {
+    root.querySelectorAll(".attn_background[role=button]").forEach(function (square) {
+      var open = square.getAttribute("stroke-opacity") !== "0";
+      square.setAttribute("aria-pressed", String(open));
+    });
+  }
+  // The text alternative is the summary of the attention type (and layer) picked; every
+  // one is in the page, keyed "type" or "type-layer", the others hidden.
+  function syncSummary() {
+    var filter = root.querySelector("#filter"), layer = root.querySelector("#layer");
+    var key = (filter ? filter.value : "0") + (layer && layer.value ? "-" + layer.value : "");
+    var summaries = frame.querySelectorAll("p[data-summary]");
+    var match = Array.prototype.find.call(summaries, function (p) {
+      return p.dataset.summary === key;
+    });
+    if (!match) return;  // a picker not filled yet
+    summaries.forEach(function (p) { p.hidden = p !== match; });
+    frame.setAttribute("aria-describedby", match.id);
+  }
+  root.addEventListener("change", syncSummary);
   frame.querySelectorAll("button[data-head]").forEach(function (button) {
     button.addEventListener("click", function () {
       var square = headSquares()[+button.dataset.head];
@@ -329,7 +400,7 @@ _LOADER = """
     });
   });
   // the squares are redrawn with the view, and bertviz's own clicks change them too
-  new MutationObserver(syncLegend).observe(root, {
+  new MutationObserver(function () { syncLegend(); syncThumbnails(); }).observe(root, {
     childList: true, subtree: true, attributes: true, attributeFilter: ["fill"]
   });
   var theme = attnbookTheme();
@@ -342,6 +413,7 @@ _LOADER = """
       if (attnbookTheme() === theme) return;
       theme = attnbookTheme();
       root.innerHTML = template;
+      syncSummary();  // the pickers are back at their first option
       draw();
     }).observe(document.documentElement, {attributes: true, attributeFilter: ["data-theme"]});
   }
@@ -388,19 +460,77 @@ def _patch(script: str, patches: tuple) -> tuple[str, list[str]]:
     return script, applied
 
 
-def _summary(layers: list[torch.Tensor], q_tokens: list[str], k_tokens: list[str]) -> str:
-    """One sentence per head of the first layer: the key token it weights most, on average."""
-    w = layers[0][0]  # (h, T_q, T_k)
-    mean = w.mean(dim=1)  # (h, T_k): average weight each key receives
+def _params(raw: str) -> dict:
+    """The parameters bertviz draws from (``const params = {…};`` in its script): the
+    weights and tokens of each attention type after its own filtering and prettifying."""
+    start = raw.index("const params = ") + len("const params = ")
+    return json.JSONDecoder().raw_decode(raw, start)[0]
+
+
+def _heads_sentence(w: torch.Tensor, k_tokens: list[str], heads: Sequence) -> str:
+    """For each head of one layer ``w`` (h, T_q, T_k): the key token it weights most, on
+    average over the queries."""
     parts = []
-    for head, row in enumerate(mean):
+    for head, row in zip(heads, w.mean(dim=1), strict=True):  # (T_k,): weight each key receives
         k = int(row.argmax())
         parts.append(f"head {head}: {k_tokens[k]!r} ({row[k]:.2f})")
-    return (
-        f"{len(layers)} layer(s) of {w.size(0)} heads over {len(q_tokens)} query and "
-        f"{len(k_tokens)} key tokens ({' '.join(q_tokens)}). Key with the most attention "
-        f"on average in layer 0: " + "; ".join(parts) + "."
+    return "; ".join(parts)
+
+
+def _summary(data: dict, name: str | None, layers: list, heads: list, shown: list) -> str:
+    """One attention type's weights in words: one sentence per layer in ``shown`` (layers
+    and heads named as bertviz names them), one clause per head."""
+    attn = torch.tensor(data["attn"], dtype=torch.float64)  # (L, h, T_q, T_k)
+    q_tokens, k_tokens = data["left_text"], data["right_text"]
+    opening = (
+        f"{attn.size(0)} layer(s) of {attn.size(1)} heads over {len(q_tokens)} query and "
+        f"{len(k_tokens)} key tokens ({' '.join(q_tokens)})."
     )
+    sentences = [
+        f"{'In' if i else 'Key with the most attention on average in'} layer {layer}: "
+        f"{_heads_sentence(attn[layers.index(layer)], k_tokens, heads)}."
+        for i, layer in enumerate(shown)
+    ]
+    return (f"{name} attention: " if name else "") + " ".join([opening, *sentences])
+
+
+def _summaries(view: str, params: dict) -> dict[str, str]:
+    """Every summary a reader's picks can call for, keyed as the loader looks them up:
+    "type" in the model view (which draws every layer), "type-layer" in the head view
+    (type: the attention picker's value, layer: the layer picker's)."""
+    types = params["attention"]
+    layers = params.get("include_layers") or list(range(len(types[0]["attn"])))
+    heads = params.get("include_heads") or list(range(len(types[0]["attn"][0])))
+    out = {}
+    for f, data in enumerate(types):
+        name = data["name"] if len(types) > 1 else None  # the picker's option, if any
+        if view == "model":
+            out[str(f)] = _summary(data, name, layers, heads, layers)
+        else:
+            for layer in layers:
+                out[f"{f}-{layer}"] = _summary(data, name, layers, heads, [layer])
+    return out
+
+
+def _first_drawn(view: str, params: dict) -> str:
+    """The key of the summary of what bertviz draws first."""
+    key = str(params.get("default_filter", "0"))
+    if view == "model":
+        return key
+    layer = params.get("layer")
+    return f"{key}-{params['include_layers'][0] if layer is None else layer}"
+
+
+def _summary_markup(view: str, params: dict) -> tuple[str, str]:
+    """Every summary as a paragraph, all hidden but the first drawn (a screen reader reads
+    one text alternative); returns that one's id and the markup."""
+    first, prefix = _first_drawn(view, params), f"{params['root_div_id']}-summary-"
+    paragraphs = "".join(
+        f'<p id="{prefix}{key}" data-summary="{key}" class="attnbook-visually-hidden"'
+        f"{'' if key == first else ' hidden'}>{html.escape(text)}</p>"
+        for key, text in _summaries(view, params).items()
+    )
+    return prefix + first, paragraphs
 
 
 def _legend(view: str, n_heads: int, n_layers: int) -> str:
@@ -409,7 +539,7 @@ def _legend(view: str, n_heads: int, n_layers: int) -> str:
         return (
             f"{rows.capitalize()}; columns: heads 0–{n_heads - 1}. Each thumbnail joins every "
             "token (left) to the tokens it attends to (right), darker for more weight; click "
-            "one to see it large with its tokens."
+            "one (or press Enter on it) to see it large with its tokens."
         )
     buttons = "".join(
         f'<button type="button" data-head="{i}" data-colour="{HEAD_COLOURS[i % 10]}" '
@@ -423,8 +553,9 @@ def _legend(view: str, n_heads: int, n_layers: int) -> str:
     )
 
 
-def _wrap(raw: str, view: str, layers: list[torch.Tensor], q_tokens, k_tokens, patches) -> HTML:
-    """Rewrite bertviz's HTML: site libraries, theme, fit, labels, legend, summary."""
+def _wrap(raw: str, view: str, patches) -> HTML:
+    """Rewrite bertviz's HTML: site libraries, theme, fit, labels, legend, summaries."""
+    params = _params(raw)
     raw = _REQUIRE_TAG.sub("", raw, count=1)
     start = raw.index('<script type="text/javascript">') + len('<script type="text/javascript">')
     end = raw.rindex("</script>")
@@ -432,7 +563,7 @@ def _wrap(raw: str, view: str, layers: list[torch.Tensor], q_tokens, k_tokens, p
     body, _ = _patch(body, patches)
     vis_id = re.search(r'id="(bertviz-[0-9a-f]+)"', raw)[1]
     markup = raw[: start - len('<script type="text/javascript">')]
-    n_layers, n_heads = len(layers), layers[0].size(1)
+    n_layers, n_heads = len(params["attention"][0]["attn"]), len(params["attention"][0]["attn"][0])
     layer_hidden = " hidden" if n_layers == 1 else ""
     markup = markup.replace(
         'Layer: <select id="layer"></select>',
@@ -449,12 +580,12 @@ def _wrap(raw: str, view: str, layers: list[torch.Tensor], q_tokens, k_tokens, p
         "body": body,
     }
     title = "Attention weights, " + ("every layer and head" if view == "model" else "by head")
+    summary_id, summaries = _summary_markup(view, params)
     return HTML(
         f'<figure class="attnbook-bertviz" data-view="{view}" aria-label="{html.escape(title)}" '
-        f'aria-describedby="{vis_id}-summary"><style>{_STYLE}</style>'
+        f'aria-describedby="{summary_id}"><style>{_STYLE}</style>'
         f'<p class="attnbook-bertviz-legend">{_legend(view, n_heads, n_layers)}</p>'
-        f'<p id="{vis_id}-summary" class="attnbook-visually-hidden">'
-        f"{html.escape(_summary(layers, q_tokens, k_tokens))}</p>"
+        f"{summaries}"
         f'<div class="attnbook-bertviz-box">{markup}</div>'
         f'<script type="text/javascript">{loader}</script></figure>'
     )
@@ -468,7 +599,8 @@ def _prepare(kwargs: dict) -> dict:
 
 
 def _first_view(kwargs: dict) -> tuple[list[torch.Tensor], list[str], list[str]]:
-    """The weights and tokens the summary describes: self-attention, else the first given."""
+    """The weights and tokens checked against each other: self-attention, else the first
+    given."""
     if kwargs.get("attention") is not None:
         tokens = list(kwargs["tokens"] or [])
         return kwargs["attention"], tokens, tokens
@@ -504,7 +636,7 @@ def head_view(attention=None, tokens=None, **kwargs) -> HTML:
     layers, q_tokens, k_tokens = _first_view(kwargs)
     _check_tokens(layers, q_tokens, k_tokens)
     raw = _head_view(html_action="return", **kwargs).data
-    return _wrap(raw, "head", layers, q_tokens, k_tokens, HEAD_VIEW_PATCHES)
+    return _wrap(raw, "head", HEAD_VIEW_PATCHES)
 
 
 def model_view(attention=None, tokens=None, **kwargs) -> HTML:
@@ -516,4 +648,4 @@ def model_view(attention=None, tokens=None, **kwargs) -> HTML:
     _check_tokens(layers, q_tokens, k_tokens)
     kwargs.setdefault("display_mode", "light")
     raw = _model_view(html_action="return", **kwargs).data
-    return _wrap(raw, "model", layers, q_tokens, k_tokens, MODEL_VIEW_PATCHES)
+    return _wrap(raw, "model", MODEL_VIEW_PATCHES)
