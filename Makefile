@@ -4,13 +4,13 @@
 
 PYTHON ?= python3
 
-# The same numbers on every x86 machine: PyTorch's kernels, MKL and oneDNN pinned to their
+# The same float32 numbers on every x86 machine: PyTorch's kernels and MKL pinned to their
 # AVX2 code paths. A CPU with AVX-512 otherwise takes other paths that round differently, and
-# a trained toy model can end up elsewhere. Set any of them to override.
+# a trained toy model can end up elsewhere. (oneDNN, which runs bfloat16 matrix products, is
+# left free: limited to AVX2 it would take seconds for what AMX does in milliseconds.)
 ifeq ($(shell uname -m),x86_64)
 export ATEN_CPU_CAPABILITY ?= avx2
 export MKL_CBWR ?= AVX2
-export ONEDNN_MAX_CPU_ISA ?= AVX2
 endif
 
 VENV := .venv

@@ -103,7 +103,7 @@ def test_beam_search_with_and_without_cache_agree(kw, beam_size, alpha):
         ids, logp = beam_search(m, src, 10, beam_size, alpha)
         ids_full, logp_full = beam_search(m, src, 10, beam_size, alpha, use_cache=False)
         assert ids == ids_full
-        assert logp == pytest.approx(logp_full, abs=1e-5)
+        assert logp == pytest.approx(logp_full, rel=1e-5, abs=1e-4)  # float32 sums, two orders
 
 
 def test_beam_search_attention_is_that_of_the_best_hypothesis():
