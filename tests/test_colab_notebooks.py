@@ -138,7 +138,7 @@ def test_citations_read_and_link_as_on_the_site(name):
     ]
     prefix = re.escape(f"{SITE_URL}book/bibliography.html#")
     in_notebook = re.findall(
-        r"\[([^\]]+)\]\(" + prefix + r"([^)\s]+)\)", _markdown(_generated(name))
+        r"\[([^\[\]]+)\]\(" + prefix + r"([^)\s]+)\)", _markdown(_generated(name))
     )
     assert on_site, "the chapter's page cites nothing"
     assert sorted(in_notebook) == sorted(on_site)
