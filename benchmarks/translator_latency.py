@@ -35,7 +35,6 @@ import json
 import os
 import platform
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -49,23 +48,13 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "site"))
 import attnbook_models  # noqa: E402 (the site's extension, from site/)
+from page_weight import CHROMIUM, FLAGS  # noqa: E402 (benchmarks/: one browser set-up)
 
 from attnbook import translate, web  # noqa: E402
 from attnbook.data import DATE_VOCAB, MAX_DATE_LEN, held_out_dates  # noqa: E402
 from attnbook.recipes import load_date_model  # noqa: E402
 from attnbook.viz import TranslatorExplorer  # noqa: E402
 from attnbook.viz.explorers._base import JS  # noqa: E402
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 PAGE = """<!doctype html>
 <html lang="en">
