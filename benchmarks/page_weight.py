@@ -6,16 +6,21 @@ fresh headless Chromium context (a cold cache) and records:
 - requests: every network request the page makes until the network is idle, after
   scrolling to the end so that every lazily loaded figure is fetched (the explorers'
   modules, imported from ``blob:`` URLs made in the page, are not requests);
-- raw bytes: the bytes of every response as served from disk;
+- raw bytes: the bytes of every response as served from disk (not counting what a reader
+  asks for later: a translator's model, fetched when its button is pressed);
 - gzip bytes: what a static host that gzips text sends (HTML, CSS, JS, JSON, SVG and
   other text types compressed with gzip level 6; images and fonts as they are);
 - load ms: the page's load event (Navigation Timing), localhost, cold cache;
+- math ms: on pages with math, when MathJax has typeset it (the mark
+  ``attnbook:math-typeset`` left by ``site/assets/attnbook/mathjax.js``, which starts MathJax
+  after the load event);
 - redraw ms: the slowest redraw over every explorer control, and over every bertviz
   picker, on the page: each value a slider or picker can take (at most 6 per slider) is set
   and its ``input``/``change`` events fired, five times over; the time counted is the
   script, style and layout work that follows, both synchronous and in the next animation
   frame (the wait for the frame itself is not counted); the median of the five passes
-  for each value, so that another process on the machine does not decide the result.
+  for each value, so that another process on the machine does not decide the result. A
+  translator's model is loaded (its button pressed) before its controls are timed.
 
 Writes the table to ``benchmarks/results/page_weight.md`` (or ``--out``). Not a test:
 ``tests/test_site.py`` checks correctness. Usage::
@@ -161,10 +166,27 @@ def measure(browser, base: str, site: Path, page_path: str) -> dict:
     page.evaluate("window.scrollTo(0, 0)")
     # explorers, bertviz views and MathJax finish drawing after the load event
     page.wait_for_timeout(1000)
+    math_ms = None
+    if page.locator("script[src*='mathjax']").count():
+        page.wait_for_function(
+            "performance.getEntriesByName('attnbook:math-typeset').length > 0", timeout=30_000
+        )
+        math_ms = page.evaluate(
+            "performance.getEntriesByName('attnbook:math-typeset')[0].startTime"
+        )
+    loaded = list(urls)  # the page as it loads; what a reader asks for later is not counted
+    # a translator waits for the reader to ask for its model: ask, so that its redraws are timed
+    for button in page.locator(".attnbook-explorer button.attnbook-translator-load").all():
+        button.click()
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.attnbook-translator .ae-message')]"
+            ".every((m) => !m.textContent.startsWith('Loading'))"
+        )
+        page.wait_for_timeout(300)
     redraw = page.evaluate(REDRAW_JS)
     context.close()
     host = urlparse(base).netloc
-    network = [u for u in urls if urlparse(u).scheme in ("http", "https", "ws", "wss")]
+    network = [u for u in loaded if urlparse(u).scheme in ("http", "https", "ws", "wss")]
     local = [u for u in network if urlparse(u).netloc == host]
     sizes = [served_bytes(site, u) for u in local]
     return {
@@ -174,6 +196,7 @@ def measure(browser, base: str, site: Path, page_path: str) -> dict:
         "raw": sum(r for r, _ in sizes),
         "gzip": sum(g for _, g in sizes),
         "load_ms": load_ms,
+        "math_ms": math_ms,
         "controls": redraw["controls"],
         "explorer_ms": redraw["explorer"],
         "bertviz_ms": redraw["bertviz"],
@@ -197,21 +220,24 @@ def table(rows: list[dict], site: Path, load: tuple[float, float], note: str = "
         f"{os.cpu_count()} CPU cores, load average {load[0]:.1f} at the start and "
         f"{load[1]:.1f} at the end. Sizes are the sum over every request until the network is "
         "idle, lazily loaded figures included; gzip is what a static host that compresses text "
-        "sends. Redraw: slowest explorer or bertviz control on the page (script, style and "
+        "sends. Math: when MathJax, started after the load event, has typeset the page's math. "
+        "Redraw: slowest explorer or bertviz control on the page (script, style and "
         "layout work from the input event to the next frame, median of five passes, in ms).",
         *(["", note] if note else []),
         "",
-        "| page | requests | raw KB | gzip KB | load ms | controls | explorer redraw ms "
-        "| bertviz redraw ms |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| page | requests | raw KB | gzip KB | load ms | math ms | controls "
+        "| explorer redraw ms | bertviz redraw ms |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         explorer, bertviz = (
             "–" if r[k] is None else f"{r[k]:.1f}" for k in ("explorer_ms", "bertviz_ms")
         )
+        math = "–" if r["math_ms"] is None else f"{r['math_ms']:.0f}"
         lines.append(
             f"| {r['page']} | {r['requests']} | {r['raw'] / kb:.0f} | {r['gzip'] / kb:.0f} "
-            f"| {r['load_ms']:.0f} | {r['controls']} | {explorer} | {bertviz} |"
+            f"| {r['load_ms']:.0f} | {math} "
+            f"| {r['controls']} | {explorer} | {bertviz} |"
         )
     chapters = [r for r in rows if r["page"].startswith("notebooks/")]
     prose = [r for r in rows if not r["page"].startswith("notebooks/")]
@@ -225,6 +251,9 @@ def table(rows: list[dict], site: Path, load: tuple[float, float], note: str = "
                 f"{statistics.median(r['gzip'] for r in group) / kb:.0f} KB gzip."
             )
     lines.append(f"- slowest load event: {max(r['load_ms'] for r in rows):.0f} ms.")
+    maths = [r["math_ms"] for r in rows if r["math_ms"] is not None]
+    if maths:
+        lines.append(f"- math typeset on every page with math by {max(maths):.0f} ms.")
     for kind in ("explorer", "bertviz"):
         redraws = [r[f"{kind}_ms"] for r in rows if r[f"{kind}_ms"] is not None]
         if redraws:

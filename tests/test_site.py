@@ -298,6 +298,10 @@ def _check_explorers(page) -> None:
     explorers = page.locator(".attnbook-explorer").all()
     assert explorers, "the page has widget state but no explorer rendered"
     for explorer in explorers:
+        load = explorer.locator("button.attnbook-translator-load")  # a model run on request
+        if load.count():
+            load.click()
+            explorer.locator("input[type=range]:enabled").first.wait_for(timeout=20_000)
         for slider in explorer.locator("input[type=range]").all():
             before = explorer.locator("svg").first.inner_html()
             low, high = float(slider.get_attribute("min")), float(slider.get_attribute("max"))

@@ -35,6 +35,7 @@ import pytest
 from test_site import CHROMIUM, SITE
 from test_site import QUIET_FLAGS as FLAGS
 
+from attnbook import web
 from attnbook.data import DATE_VOCAB, MAX_DATE_LEN, held_out_dates
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -209,7 +210,12 @@ class Visit:
             self.errors.append(f"{message.type}: {message.text}")
 
     def ready(self, root: str = "") -> None:
-        """Wait until the model has loaded (the message line no longer says so)."""
+        """Ask for the model where the page waits for the reader (its button), then wait until
+        it has loaded (the message line no longer says so)."""
+        self.page.locator(f"{root} .attnbook-explorer".strip()).first.wait_for()
+        button = self.page.locator(f"{root} .attnbook-explorer button.attnbook-translator-load")
+        if button.count():
+            button.first.click()
         self.page.wait_for_function(
             """(root) => {
               const box = document.querySelector(`${root} .attnbook-explorer .ae-message`);
@@ -548,6 +554,41 @@ def test_placeholder_on_request_loads_nothing_until_pressed(browser, harness, py
         visit.close()
 
 
+@pytest.mark.parametrize("how", ["press", "type"])
+def test_chapter_widget_on_the_site_waits_for_the_reader(browser, harness, python_model, how):
+    """The chapter's widget on the site (weights served, not carried): its button names the
+    download and no weights are fetched until the reader presses it or types in the box."""
+    from attnbook.decode import translate
+
+    visit = Visit(browser, f"{harness}/site-light.html")
+    try:
+        page = visit.page
+        button = page.locator(".attnbook-explorer button.attnbook-translator-load")
+        button.wait_for()
+        manifest, _ = web.pack_date_model()
+        kb = round(manifest["weights"]["bytes"] / 1024)
+        assert button.text_content() == f"Run the model in this page ({kb} KB)"
+        page.wait_for_load_state("networkidle")
+        assert not [u for u in visit.requests if u.endswith("/weights.bin")]
+        assert page.locator(OUTPUT).text_content() == ""
+        text = dates(1, seed=37)[0]
+        if how == "press":
+            button.click()
+            visit.ready()
+        page.locator(SOURCE).fill("")  # "type": this first input asks for the model
+        page.locator(SOURCE).press_sequentially(text)
+        page.wait_for_function(
+            "(t) => document.querySelector('output[name=translation]').textContent === t",
+            arg=translate(python_model, [text], DATE_VOCAB)[0],
+            timeout=20_000,
+        )
+        assert button.count() == 0
+        assert len([u for u in visit.requests if u.endswith("/weights.bin")]) == 1
+        assert visit.foreign() == [] and visit.errors == []
+    finally:
+        visit.close()
+
+
 # ------------------------------------------------------- a book built with the site's extensions
 
 MINI_CONFIG = """title: "Translator pages"
@@ -673,11 +714,14 @@ def test_built_site_pages_with_the_translator(browser, python_model):
             assert not re.search(r'"path":\s*\["weights"\]', html), f"{path}: weights inlined"
             visit = Visit(browser, f"{url}/{path}")
             try:
-                load = visit.page.locator("button.attnbook-translator-load")
-                if 'data-load="click"' in html:  # the landing page: the reader asks for it
-                    load.wait_for()
-                    assert not [u for u in visit.requests if u.endswith("/weights.bin")], path
-                    load.click()
+                # every page waits for the reader to ask for the model: its button names the
+                # download, and nothing of the model's weights is fetched before it is pressed
+                load = visit.page.locator("button.attnbook-translator-load").first
+                load.wait_for()
+                assert re.fullmatch(r"Run the model in this page \(\d+ KB\)", load.text_content())
+                visit.page.wait_for_load_state("networkidle")
+                assert not [u for u in visit.requests if u.endswith("/weights.bin")], path
+                load.click()
                 visit.ready()
                 root = visit.page.locator(".attnbook-explorer.attnbook-translator").first
                 shown = []

@@ -1,6 +1,19 @@
 // Cross-attention explorer: rows are the decoder's output characters, columns the source
 // characters; pick the example, the layer and the head (or the mean over heads).
-import { headPicker, colourKey, label, mount, pool, sequential, setAttrs, setText, vlabel } from "./base.js";
+import {
+  colourKey,
+  headPicker,
+  label,
+  mount,
+  pixelImage,
+  pool,
+  sequential,
+  sequentialRGB,
+  setAttrs,
+  setText,
+  svgEl,
+  vlabel,
+} from "./base.js";
 
 /** The (T_out, T_src) weights of head k of one layer W (h, T_out, T_src); k < 0: their mean. */
 export function headWeights(W, k) {
@@ -16,46 +29,60 @@ function render({ model, el }) {
   const weights = model.get("weights"); // [example][layer][head][out][src]
   const N = weights[0].length;
   const h = weights[0][0].length;
+  const left = 44;
+  const top = 52;
   let parts;
 
+  // Everything but the theme and the width changes in update: a new example moves the labels
+  // and redraws the one image of the map (a redraw within a frame, however long the example).
   function build(ui) {
-    const { svg, width: W } = ui;
-    const src = sources[ui.values.example];
-    const out = outputs[ui.values.example];
-    const left = 44;
-    const top = 52;
-    const cell = Math.min(28, Math.floor((W - left - 4) / src.length)); // column width
-    const rowH = Math.max(cell, 16);
-    const every = Math.ceil(12 / cell); // label every source character, or every 2nd, ...
-    parts = { cells: pool(svg, "rect") };
-    parts.title = label(svg, 4, 14, "", "start", "ae-title");
+    const { svg } = ui;
+    parts = {
+      title: label(svg, 4, 14, "", "start", "ae-title"),
+      cols: pool(svg, "text", { "text-anchor": "middle" }),
+      rows: pool(svg, "text", { "text-anchor": "end" }),
+      image: svgEl("image", { x: left, y: top, preserveAspectRatio: "none" }, svg),
+      frame: svgEl("rect", { x: left, y: top, class: "ae-frame" }, svg),
+      axis: vlabel(svg, 12, 0, "output"),
+      key: svgEl("g", {}, svg),
+    };
+    parts.image.style.imageRendering = "pixelated";
     label(svg, left, 32, "source characters (keys) →", "start", "ae-muted");
-    src.forEach((c, j) => {
-      if (j % every === 0) label(svg, left + j * cell + cell / 2, top - 6, shown(c), "middle");
-    });
-    out.forEach((c, i) => {
-      label(svg, left - 8, top + i * rowH + rowH * 0.5 + 4, shown(c), "end");
-      src.forEach((_, j) => {
-        const attrs = { x: left + j * cell, y: top + i * rowH, width: cell - 1, height: rowH - 1 };
-        setAttrs(parts.cells.get(i * src.length + j), attrs);
-      });
-    });
-    vlabel(svg, 12, top + (out.length * rowH) / 2, "output");
-    const y = top + out.length * rowH + 12;
-    colourKey(svg, left + 14, y, 110, sequential, "0", "1 (weight)");
-    ui.size(y + 18);
+    colourKey(parts.key, 14, 0, 110, sequential, "0", "1 (weight)");
   }
 
   function update(ui) {
     const { example: e, layer: l, head: k } = ui.values;
     const src = sources[e];
     const out = outputs[e];
+    const cell = Math.min(28, Math.floor((ui.width - left - 4) / src.length)); // column width
+    const rowH = Math.max(cell, 16);
+    const every = Math.ceil(12 / cell); // label every source character, or every 2nd, ...
+    src.forEach((c, j) => {
+      const text = parts.cols.get(j);
+      setAttrs(text, { x: left + j * cell + cell / 2, y: top - 6, visibility: j % every === 0 ? null : "hidden" });
+      setText(text, shown(c));
+    });
+    parts.cols.trim(src.length);
+    out.forEach((c, i) => {
+      const text = parts.rows.get(i);
+      setAttrs(text, { x: left - 8, y: top + i * rowH + rowH * 0.5 + 4 });
+      setText(text, shown(c));
+    });
+    parts.rows.trim(out.length);
+    const size = { width: src.length * cell, height: out.length * rowH };
+    setAttrs(parts.image, size);
+    setAttrs(parts.frame, size);
+    const middle = top + size.height / 2;
+    setAttrs(parts.axis, { y: middle, transform: `rotate(-90 12 ${middle})` });
+    const y = top + size.height + 12;
+    setAttrs(parts.key, { transform: `translate(${left} ${y})` });
+    ui.size(y + 18);
+
     const rows = headWeights(weights[e][l], k);
     const which = k >= 0 ? `head ${k + 1}` : "mean of heads";
     setText(parts.title, `cross-attention, layer ${l + 1}, ${which}`);
-    rows.forEach((row, i) =>
-      row.forEach((w, j) => parts.cells.get(i * src.length + j).setAttribute("fill", sequential(w))),
-    );
+    pixelImage(parts.image, out.length, src.length, (i, j) => sequentialRGB(rows[i][j]));
     const peaks = rows.map((r, i) => `${shown(out[i])}→${shown(src[r.indexOf(Math.max(...r))])}`);
     ui.note.textContent = "strongest source character per output: " + peaks.join("  ");
     return (
@@ -73,7 +100,6 @@ function render({ model, el }) {
         name: "example",
         label: "example",
         trait: "example",
-        rebuild: true,
         options: sources.map((s, i) => [i, s.join("")]),
       },
       {

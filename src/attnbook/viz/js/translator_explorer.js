@@ -7,7 +7,9 @@
 //
 // The weights come from the widget (its `weights` bytes, in Colab and JupyterLab) or, on the
 // book's static site, from the exported file that `weights_url` names relative to the site's
-// _static/ folder (which <meta name="attnbook-vendor"> locates), fetched once per page.
+// _static/ folder (which <meta name="attnbook-vendor"> locates), fetched once per page. On the
+// site the page stays light until the reader asks: a button naming the download (or the first
+// keystroke in the box) fetches the weights; a model whose `load` is "now" fetches them at once.
 // mountPlaceholders() draws the same explorer into each <div class="attnbook-translator"
 // data-model="NAME"> of a page that holds no saved widget (a Markdown page).
 import {
@@ -165,9 +167,11 @@ function render({ model, el }) {
   const { beam_size: beamSize, alpha, max_len: maxLen } = manifest.decoding;
   const names = { greedy: "greedy", beam: `beam search (${beamSize})` };
   const p = panel(manifest, names);
+  // weights served by the site wait for the reader's request (a light page first)
+  const onRequest = !traitBytes(model.get("weights")) && model.get("load") !== "now";
   const s = {
     net: null,
-    status: "loading", // "ready", "failed"
+    status: onRequest ? "waiting" : "loading", // "ready", "failed"
     failure: "",
     text: model.get("source") || "",
     chars: [],
@@ -264,7 +268,8 @@ function render({ model, el }) {
     setText(p.output, r ? r.text : "");
     p.arrow.style.visibility = r ? "" : "hidden";
     let message = "";
-    if (s.status === "loading") message = "Loading the model…";
+    if (s.status === "waiting") message = "";
+    else if (s.status === "loading") message = "Loading the model…";
     else if (s.status === "failed") message = `The model could not be loaded: ${s.failure}`;
     else if (s.problem) message = s.problem.message;
     else if (s.note) message = s.note;
@@ -410,6 +415,7 @@ function render({ model, el }) {
   }
 
   function onInput() {
+    if (s.status === "waiting") start(); // typing asks for the model too
     s.step = -1;
     read(p.input.value);
     if (ui) ui.redraw();
@@ -469,21 +475,37 @@ function render({ model, el }) {
   model.on("change:source", followSource);
   model.on("change:step", followStep);
 
-  modelOf(manifest, model.get("weights"), model.get("weights_url"), el.ownerDocument).then(
-    (net) => {
-      if (!alive) return;
-      s.net = net;
-      s.status = "ready";
-      read(s.text);
-      ui.redraw();
-    },
-    (error) => {
-      if (!alive) return;
-      s.status = "failed";
-      s.failure = error && error.message ? error.message : String(error);
-      ui.redraw();
-    },
-  );
+  /** Fetch (or read) the weights, then translate what the box holds. */
+  function start() {
+    if (s.status !== "waiting" && s.status !== "loading") return;
+    s.status = "loading";
+    if (button) button.remove();
+    ui.redraw();
+    modelOf(manifest, model.get("weights"), model.get("weights_url"), el.ownerDocument).then(
+      (net) => {
+        if (!alive) return;
+        s.net = net;
+        s.status = "ready";
+        read(s.text);
+        ui.redraw();
+      },
+      (error) => {
+        if (!alive) return;
+        s.status = "failed";
+        s.failure = error && error.message ? error.message : String(error);
+        ui.redraw();
+      },
+    );
+  }
+
+  let button = null;
+  if (onRequest) {
+    const kb = Math.round(manifest.weights.bytes / 1024);
+    button = htmlEl("button", { type: "button", className: "attnbook-translator-load" }, null);
+    setText(button, `Run the model in this page (${kb} KB)`);
+    button.addEventListener("click", start, { once: true });
+    p.top.insertBefore(button, p.message);
+  } else start();
 
   return () => {
     alive = false;
@@ -570,6 +592,7 @@ export async function mountPlaceholders(root = document) {
           layer: manifest.config.N - 1,
           head: -1,
           step: -1,
+          load: "now", // the placeholder's own button (data-load="click") has been pressed
         };
         render({ model: pageModel(state), el });
       } catch (error) {

@@ -1,0 +1,25 @@
+// MathJax, started once the page has loaded: the text, figures and explorers come first,
+// and the math is typeset a moment later instead of holding up the load event.
+//
+// Sphinx loads this file (its mathjax_path) only on pages with math, after the inline
+// `window.MathJax = {...}` configuration from _config.yml. When MathJax has typeset the
+// page it leaves the performance mark "attnbook:math-typeset" (benchmarks/page_weight.py
+// reads it).
+(() => {
+  const startup = new URL("../attnbook-vendor/mathjax/startup.js", document.currentScript.src).href;
+  const config = (window.MathJax = window.MathJax || {});
+  config.startup = {
+    ...config.startup,
+    pageReady() {
+      return window.MathJax.startup.defaultPageReady().then(() => performance.mark("attnbook:math-typeset"));
+    },
+  };
+  function start() {
+    const script = document.createElement("script");
+    script.src = startup;
+    script.async = true;
+    document.head.appendChild(script);
+  }
+  if (document.readyState === "complete") start();
+  else window.addEventListener("load", start, { once: true });
+})();
