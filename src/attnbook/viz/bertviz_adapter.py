@@ -265,8 +265,8 @@ MODEL_VIEW_PATCHES = (
             vis.attr("height", config.divHeight);
             config.svg = d3.select(`#${config.rootDivId} #vis`)
                 .append('svg')""",
-        """            // Every attention type is drawn once and kept, stacked in one box as tall
-            // as the tallest: switching shows another drawing (no new layout)
+        """            // Every attention type is drawn once and kept, in one box as tall as the
+            // tallest: switching shows another drawing (no new drawing, no reflow below)
             if (config.svg) {
                 config.svg.selectAll(".detail").remove();
                 config.svg.selectAll(".attn_background")
@@ -274,12 +274,12 @@ MODEL_VIEW_PATCHES = (
                 config.detail_layer = null;
                 config.detail_head = null;
                 kept.set(config.svg.attr("data-filter"), config.svg);
-                config.svg.style("visibility", "hidden");
+                config.svg.style("display", "none");  // no style work for it while hidden
             }
             const tallest = Math.max(parseFloat(vis.css("min-height")) || 0, config.divHeight);
             vis.css({position: "relative", "min-height": tallest + "px"});
             if (kept.has(String(config.filter))) {
-                config.svg = kept.get(String(config.filter)).style("visibility", null);
+                config.svg = kept.get(String(config.filter)).style("display", null);
                 return;
             }
             config.svg = d3.select(`#${config.rootDivId} #vis`)
