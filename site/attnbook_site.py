@@ -187,6 +187,23 @@ def _slim_theme_css(app: Sphinx, exception: Exception | None) -> None:
 # ---------------------------------------------------------------- page
 
 
+def _math_scripts(app: Sphinx, pagename: str, context: dict) -> None:
+    """No MathJax on a page without math of its own.
+
+    Sphinx loads MathJax on a page whose toctree includes a page with math, so the landing
+    page (whose toctree holds every chapter) would load it for nothing.
+    """
+    if app.env.get_domain("math").data["has_equations"].get(pagename, True):
+        return
+    mathjax = posixpath.basename(app.config.mathjax_path)
+    context["script_files"] = [
+        script
+        for script in context.get("script_files", [])
+        if posixpath.basename(getattr(script, "filename", "") or "") != mathjax
+        and not (getattr(script, "attributes", {}).get("body") or "").startswith("window.MathJax")
+    ]
+
+
 def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
     vendor = context["pathto"]("_static/attnbook-vendor/", 1)
     context["metatags"] = (
@@ -195,6 +212,7 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
     if pagename == "search":
         app.add_js_file("attnbook/search.js", defer="defer")
     _widget_scripts(app, pagename, context)
+    _math_scripts(app, pagename, context)
     seen, unique = set(), []
     for script in context.get("script_files", []):
         # the same inline script may be registered with filename "" and with None
