@@ -73,11 +73,11 @@ def test_each_bundle_is_one_module_with_the_sources_exports(name, tmp_path):
 
 
 def test_bundles_carry_only_the_helpers_they_use():
-    sparsity, cross = bundle("sparsity_explorer"), bundle("cross_attention_explorer")
-    assert "function pixelImage" in sparsity and "function pixelImage" not in cross
+    sparsity, heatmap = bundle("sparsity_explorer"), bundle("attention_explorer")
+    assert "function pixelImage" in sparsity and "function pixelImage" not in heatmap
     assert "function frequencies" in bundle("pe_rotation")  # from positional.js
-    assert "function mount" in cross and "function watchTheme" in cross  # mount needs it
-    assert len(cross) < 0.8 * len((JS / "base.js").read_text(encoding="utf-8")) + 5000
+    assert "function mount" in heatmap and "function watchTheme" in heatmap  # mount needs it
+    assert len(heatmap) < 0.8 * len((JS / "base.js").read_text(encoding="utf-8")) + 5000
 
 
 def test_bundle_rejects_unknown_modules_and_names(tmp_path, monkeypatch):
