@@ -300,3 +300,21 @@ def test_head_view_text_follows_the_pickers_and_tokens_take_focus(open_view):
     assert page.evaluate(TOKEN_STATE) == idle
     tokens.nth(1).hover()
     assert page.evaluate(TOKEN_STATE) == focused
+
+
+def test_model_view_thumbnails_draw_every_nonzero_weight_and_no_zero(open_view):
+    """Causal weights: the upper triangle is 0, drawn fully transparent by bertviz; the
+    thumbnails draw one line per nonzero weight, at its row and column, with its opacity."""
+    T = 4
+    torch.manual_seed(0)
+    causal = torch.randn(2, 1, 2, T, T).masked_fill(~torch.ones(T, T).tril().bool(), -torch.inf)
+    layers = [w for w in causal.softmax(-1)]  # 2 layers of (1, h=2, T, T)
+    page = open_view(model_view(layers, list("abcd")).data)
+    page.locator(".attn_background").nth(3).wait_for()
+    drawn = page.evaluate(
+        """() => [...document.querySelectorAll("div[id^='bertviz-'] svg line")].map(
+             (l) => +l.getAttribute("stroke-opacity"))"""
+    )
+    expected = [w for layer in layers for w in layer.round(decimals=3).flatten().tolist() if w > 0]
+    assert len(drawn) == len(expected) == 2 * 2 * T * (T + 1) // 2
+    assert sorted(drawn) == pytest.approx(sorted(expected), abs=1e-6)
