@@ -231,46 +231,38 @@ HEAD_VIEW_PATCHES = (
 )
 MODEL_VIEW_PATCHES = (
     (
-        "thumbnails draw no line of weight 0",
+        "thumbnails draw no line of weight 0 (it is fully transparent): one per nonzero weight",
         """                .data(function (d) { // Loop over all target tokens
                     return d;
                 })
-                .enter() // When entering
-                .append("line")
-                .attr("x1", x1)
-                .attr("y1", function (d) {
-                    var sourceIndex = +this.parentNode.getAttribute("source-index");
-                    return y1 + (sourceIndex + .5) * config.thumbnailBoxHeight;
-                })
-                .attr("x2", x2)
-                .attr("y2", function (d, targetIndex) {
-                    return y1 + (targetIndex + .5) * config.thumbnailBoxHeight;
-                })
-                .attr("stroke-width", 2.2)
-                .attr("stroke", getLayerColor(layerIndex))
-                .attr("stroke-opacity", function (d) {
-                    return d;
-                });""",
+                .enter() // When entering""",
         """                // a line of weight 0 (after rounding) is fully transparent: not drawn
                 .data(function (d) {
                     return d.map((w, j) => [w, j]).filter(([w]) => w > 0);
                 })
-                .enter() // When entering
-                .append("line")
-                .attr("x1", x1)
-                .attr("y1", function (d) {
-                    var sourceIndex = +this.parentNode.getAttribute("source-index");
-                    return y1 + (sourceIndex + .5) * config.thumbnailBoxHeight;
-                })
-                .attr("x2", x2)
-                .attr("y2", function (d) {
-                    return y1 + (d[1] + .5) * config.thumbnailBoxHeight;
-                })
-                .attr("stroke-width", 2.2)
-                .attr("stroke", getLayerColor(layerIndex))
+                .enter() // When entering""",
+    ),
+    (
+        "a thumbnail line's row is its weight's column",
+        """                .attr("y2", function (d, targetIndex) {
+                    return y1 + (targetIndex + .5) * config.thumbnailBoxHeight;""",
+        """                .attr("y2", function (d) {
+                    return y1 + (d[1] + .5) * config.thumbnailBoxHeight;""",
+    ),
+    (
+        "a thumbnail line's opacity is its weight",
+        """                .attr("stroke", getLayerColor(layerIndex))
+                .attr("stroke-opacity", function (d) {
+                    return d;
+                });
+
+            var clickRegion""",
+        """                .attr("stroke", getLayerColor(layerIndex))
                 .attr("stroke-opacity", function (d) {
                     return d[0];
-                });""",
+                });
+
+            var clickRegion""",
     ),
     (
         "drawn at the column's width",
