@@ -475,9 +475,11 @@ function render({ model, el }) {
   model.on("change:source", followSource);
   model.on("change:step", followStep);
 
-  /** Fetch (or read) the weights, then translate what the box holds. */
+  /** Fetch (or read) the weights, once, then translate what the box holds. */
+  let started = false;
   function start() {
-    if (s.status !== "waiting" && s.status !== "loading") return;
+    if (started) return;
+    started = true;
     s.status = "loading";
     if (button) button.remove();
     ui.redraw();
