@@ -76,6 +76,9 @@ def open_page(browser, url: str, width: int, scheme: str):
         page.wait_for_selector(".attnbook-explorer svg, .attnbook-explorer canvas", timeout=30_000)
     for view in page.locator("div[id^='bertviz-']").all():
         view.locator("svg").first.wait_for(timeout=20_000)
+    # off-screen cells are skipped until scrolled near (site.css): a full-page picture
+    # shows them all, as a reader scrolling through sees them
+    page.add_style_tag(content=".bd-content div.cell { content-visibility: visible !important; }")
     page.wait_for_timeout(300)
     return page
 
