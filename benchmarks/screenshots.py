@@ -79,6 +79,9 @@ def open_page(browser, url: str, width: int, scheme: str):
     # off-screen cells are skipped until scrolled near (site.css): a full-page picture
     # shows them all, as a reader scrolling through sees them
     page.add_style_tag(content=".bd-content div.cell { content-visibility: visible !important; }")
+    # and every lazily loaded figure, which a reader's scrolling would fetch
+    page.evaluate("for (const i of document.querySelectorAll('img')) i.loading = 'eager';")
+    page.wait_for_function("[...document.images].every((i) => i.complete)", timeout=30_000)
     page.wait_for_timeout(300)
     return page
 
