@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -14,6 +16,7 @@ from attnbook import (
     padding_mask,
     scaled_dot_product_attention,
 )
+from attnbook.checks import check_mask
 
 DTYPE = torch.float64
 TOL = {"atol": 1e-6, "rtol": 1e-6}
@@ -123,6 +126,24 @@ def test_mask_that_does_not_broadcast_is_rejected():
         scaled_dot_product_attention(q, k, v, mask=torch.ones(5, 5, dtype=torch.bool))
     with pytest.raises(ValueError, match="does not broadcast"):  # would grow the batch
         scaled_dot_product_attention(q, k, v, mask=torch.ones(4, 2, 1, 5, 7, dtype=torch.bool))
+
+
+def test_mask_check_follows_torch_broadcasting():
+    """check_mask accepts exactly the masks torch.broadcast_shapes takes to the scores' shape."""
+    target = (2, 3, 4)  # (B, T_q, T_k)
+    sizes = (0, 1, 2, 3, 4)
+    for n in range(5):  # masks of 0 to 4 dimensions
+        for shape in itertools.product(sizes, repeat=n):
+            mask = torch.ones(shape, dtype=torch.bool)
+            try:
+                ok = torch.broadcast_shapes(shape, target) == torch.Size(target)
+            except RuntimeError:
+                ok = False
+            if ok:
+                assert check_mask(mask, target) is mask
+            else:
+                with pytest.raises(ValueError, match="does not broadcast"):
+                    check_mask(mask, target)
 
 
 def test_non_bool_mask_is_rejected():

@@ -201,12 +201,13 @@ def check_mask(mask: object, scores_shape: Sequence[int], name: str = "mask") ->
             f"{name} must be a bool tensor (True = may attend), got {mask.dtype}; "
             "turn a 0/1 mask into one with mask.bool()"
         )
-    scores_shape = torch.Size(scores_shape)
-    try:
-        shape = torch.broadcast_shapes(mask.shape, scores_shape)
-    except RuntimeError:
-        shape = None
-    if shape != scores_shape:
+    # broadcasting to exactly scores_shape: aligned from the last dimension, each of the
+    # mask's dimensions is 1 or the scores' own, and the mask has no extra leading ones
+    # (the rule of torch.broadcast_shapes, checked here without its cost on every call)
+    fits = mask.dim() <= len(scores_shape) and all(
+        m in (1, s) for m, s in zip(reversed(mask.shape), reversed(scores_shape))
+    )
+    if not fits:
         raise ValueError(
             f"{name} of shape {tuple(mask.shape)} does not broadcast to the attention "
             f"scores' shape {tuple(scores_shape)} (…, T_q, T_k)"
