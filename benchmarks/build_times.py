@@ -92,6 +92,8 @@ def main() -> int:
             f"execution cache): **{build_s:.0f} s** for {pages} pages "
             f"(budget {BUILD_BUDGET_S} s).",
         ]
+    else:
+        lines += ["", "The cold build of the whole book was not timed in this run (`--no-build`)."]
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(OUT.read_text(encoding="utf-8"))
     return 0 if ok else 1
