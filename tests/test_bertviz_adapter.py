@@ -318,3 +318,47 @@ def test_model_view_thumbnails_draw_every_nonzero_weight_and_no_zero(open_view):
     expected = [w for layer in layers for w in layer.round(decimals=3).flatten().tolist() if w > 0]
     assert len(drawn) == len(expected) == 2 * 2 * T * (T + 1) // 2
     assert sorted(drawn) == pytest.approx(sorted(expected), abs=1e-6)
+
+
+# Per drawing of the model view: its attention type, whether its lines are hidden, how many
+# of its thumbnails can take focus, and which drawing the top of its first thumbnail hits.
+DRAWINGS = """() => [...document.querySelectorAll("div[id^='bertviz-'] #vis > svg")].map((svg) => {
+  const square = svg.querySelector(".attn_background").getBoundingClientRect();
+  const hit = document.elementFromPoint(square.x + square.width / 2, square.y + 2);
+  return {
+    filter: svg.dataset.filter,
+    hidden: !svg.querySelector("line").checkVisibility(),
+    focusable: [...svg.querySelectorAll("[tabindex='0']")].filter((el) => {
+      el.focus();
+      return document.activeElement === el;
+    }).length,
+    hits: hit && hit.closest("svg") ? hit.closest("svg").dataset.filter : null,
+  };
+})"""
+
+
+def test_model_view_shows_one_attention_type_and_clicks_reach_it(open_view):
+    """Each attention type is drawn once and kept: switching shows one drawing, the others
+    hidden (no focus there), and a click lands on the one shown, whichever came first."""
+    g = torch.Generator().manual_seed(0)
+    page = open_view(
+        model_view(
+            encoder_attention=[torch.softmax(torch.randn(1, 2, 3, 3, generator=g), -1)],
+            decoder_attention=[torch.softmax(torch.randn(1, 2, 2, 2, generator=g), -1)],
+            cross_attention=[torch.softmax(torch.randn(1, 2, 2, 3, generator=g), -1)],
+            encoder_tokens=list("xyz"),
+            decoder_tokens=list("ab"),
+        ).data
+    )
+    # the other attention types are drawn when the page is idle: wait for them
+    page.wait_for_function("document.querySelectorAll('#vis > svg').length === 3")
+    for shown in ("2", "0", "1"):
+        page.select_option("#filter", shown)
+        drawings = {d["filter"]: d for d in page.evaluate(DRAWINGS)}
+        assert [f for f, d in drawings.items() if not d["hidden"]] == [shown], drawings
+        assert drawings[shown]["hits"] == shown and drawings[shown]["focusable"] == 2
+        assert all(d["focusable"] == 0 for f, d in drawings.items() if f != shown)
+        page.locator(f"svg[data-filter='{shown}'] .attn_background").nth(1).click(force=True)
+        heading = page.locator(f"svg[data-filter='{shown}'] text.detail")
+        assert heading.first.text_content() == "Layer 0, Head 1"
+        page.locator(f"svg[data-filter='{shown}'] .attn_background").nth(1).click(force=True)

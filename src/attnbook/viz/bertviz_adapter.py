@@ -300,7 +300,10 @@ MODEL_VIEW_PATCHES = (
             config.svg = d3.select(`#${config.rootDivId} #vis`)
                 .append('svg')""",
         """            // Every attention type is drawn once and kept, in one box as tall as the
-            // tallest: switching shows another drawing (no new drawing, no reflow below)
+            // tallest: switching shows another drawing (no new drawing, no reflow below).
+            // A kept drawing is hidden with content-visibility, which keeps its styles and
+            // layout (showing it again restyles none of its lines, as display would), and
+            // the one shown lies above the others (which neither paint nor take focus).
             if (config.svg) {
                 config.svg.selectAll(".detail").remove();
                 config.svg.selectAll(".attn_background")
@@ -308,17 +311,21 @@ MODEL_VIEW_PATCHES = (
                 config.detail_layer = null;
                 config.detail_head = null;
                 kept.set(config.svg.attr("data-filter"), config.svg);
-                config.svg.style("display", "none");  // no style work for it while hidden
+                config.svg.style("content-visibility", "hidden").style("z-index", null);
             }
-            const tallest = Math.max(parseFloat(vis.css("min-height")) || 0, config.divHeight);
-            vis.css({position: "relative", "min-height": tallest + "px"});
+            if (!(config.tallest >= config.divHeight)) {  // kept here: no style read back
+                config.tallest = Math.max(config.tallest || 0, config.divHeight);
+                vis.css({position: "relative", "min-height": config.tallest + "px"});
+            }
             if (kept.has(String(config.filter))) {
-                config.svg = kept.get(String(config.filter)).style("display", null);
+                config.svg = kept.get(String(config.filter))
+                    .style("content-visibility", null).style("z-index", 1);
                 return;
             }
             config.svg = d3.select(`#${config.rootDivId} #vis`)
                 .append('svg')
                 .attr("data-filter", config.filter)
+                .style("z-index", 1)
                 .style("position", "absolute")
                 .style("top", "0")
                 .style("left", "0")""",
