@@ -45,9 +45,7 @@ def test_head_view_patches_apply_to_the_pinned_bertviz():
     html = head_view(_layers(), list("abcd")).data
     for name, _, new in HEAD_VIEW_PATCHES:
         assert new in html, f"not applied: {name}"
-    assert "updateLayer();" in html and "function updateLayer()" in html
     assert "line.__opacity" in html  # opacities set in one pass, only where they change
-    assert "kept.set(old.dataset.filter, old)" in html  # attention types drawn once
     assert 'console.log("d3 version"' not in html
     assert 'tokenContainer.attr("tabindex", 0)' in html  # tokens take the keyboard's focus
 
@@ -60,7 +58,6 @@ def test_model_view_follows_the_page_theme_and_column():
         assert new in html, f"not applied: {name}"
     assert '"display_mode": attnbookTheme()' in html
     assert "const DIV_WIDTH = Math.max(480, Math.min(970, attnbookWidth(" in html
-    assert 'kept.set(config.svg.attr("data-filter"), config.svg)' in html
     assert 'console.log("x"' not in html
     assert '.attr("role", "button")' in html  # thumbnails are buttons
     assert 'd3.event.key !== "Enter" && d3.event.key !== " "' in html
@@ -279,8 +276,8 @@ def test_head_view_text_follows_the_pickers_and_tokens_take_focus(open_view):
             decoder_tokens=list("xy"),
         ).data
     )
-    # the other attention type is drawn when the page is idle: wait for it
-    page.wait_for_function("document.querySelectorAll('#vis > svg').length === 2")
+    # the other attention type and layer are drawn when the page is idle: wait for them
+    page.wait_for_function("document.querySelectorAll('#vis > svg').length === 4")
     key, alone, first = page.evaluate(DESCRIBED)
     assert (key, alone) == ("0-0", True) and "in layer 0:" in first
     page.select_option("#layer", "1")
@@ -320,18 +317,16 @@ def test_model_view_thumbnails_draw_every_nonzero_weight_and_no_zero(open_view):
     assert sorted(drawn) == pytest.approx(sorted(expected), abs=1e-6)
 
 
-# Per drawing of the model view: its attention type, whether its lines are hidden, how many
-# of its thumbnails can take focus, and which drawing the top of its first thumbnail hits.
+# Per drawing of the model view: its attention type, whether it can be seen, whether
+# assistive technology sees it, and which drawing the top of its first thumbnail hits.
 DRAWINGS = """() => [...document.querySelectorAll("div[id^='bertviz-'] #vis > svg")].map((svg) => {
   const square = svg.querySelector(".attn_background").getBoundingClientRect();
   const hit = document.elementFromPoint(square.x + square.width / 2, square.y + 2);
   return {
     filter: svg.dataset.filter,
-    hidden: !svg.querySelector("line").checkVisibility(),
-    focusable: [...svg.querySelectorAll("[tabindex='0']")].filter((el) => {
-      el.focus();
-      return document.activeElement === el;
-    }).length,
+    seen: svg.querySelector("line").checkVisibility(
+      { opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: true }),
+    ariaHidden: Boolean(svg.closest("[aria-hidden='true']")),
     hits: hit && hit.closest("svg") ? hit.closest("svg").dataset.filter : null,
   };
 })"""
@@ -339,7 +334,8 @@ DRAWINGS = """() => [...document.querySelectorAll("div[id^='bertviz-'] #vis > sv
 
 def test_model_view_shows_one_attention_type_and_clicks_reach_it(open_view):
     """Each attention type is drawn once and kept: switching shows one drawing, the others
-    hidden (no focus there), and a click lands on the one shown, whichever came first."""
+    hidden (from the eye, assistive technology and the tab order), and a click lands on the
+    one shown, whichever was drawn first."""
     g = torch.Generator().manual_seed(0)
     page = open_view(
         model_view(
@@ -355,10 +351,58 @@ def test_model_view_shows_one_attention_type_and_clicks_reach_it(open_view):
     for shown in ("2", "0", "1"):
         page.select_option("#filter", shown)
         drawings = {d["filter"]: d for d in page.evaluate(DRAWINGS)}
-        assert [f for f, d in drawings.items() if not d["hidden"]] == [shown], drawings
-        assert drawings[shown]["hits"] == shown and drawings[shown]["focusable"] == 2
-        assert all(d["focusable"] == 0 for f, d in drawings.items() if f != shown)
-        page.locator(f"svg[data-filter='{shown}'] .attn_background").nth(1).click(force=True)
+        assert [f for f, d in drawings.items() if d["seen"]] == [shown], drawings
+        assert [f for f, d in drawings.items() if not d["ariaHidden"]] == [shown], drawings
+        assert drawings[shown]["hits"] == shown
+        tabbed = []  # the drawing of every thumbnail the Tab key reaches after the picker
+        page.focus("#filter")
+        for _ in range(4):
+            page.keyboard.press("Tab")
+            tabbed.append(page.evaluate("document.activeElement.closest('svg')?.dataset.filter"))
+        assert tabbed[:2] == [shown, shown] and shown not in tabbed[2:]
+        thumbnail = page.locator(f"svg[data-filter='{shown}'] .attn_background").nth(1)
+        thumbnail.click(force=True)
         heading = page.locator(f"svg[data-filter='{shown}'] text.detail")
         assert heading.first.text_content() == "Layer 0, Head 1"
-        page.locator(f"svg[data-filter='{shown}'] .attn_background").nth(1).click(force=True)
+        thumbnail.click(force=True)  # closes it
+
+
+# The head view's drawings: per drawing its type and layer, whether it can be seen and
+# whether assistive technology sees it; per head of the one shown, its lines' opacity sum.
+HEAD_DRAWINGS = """() => {
+  const svgs = [...document.querySelectorAll("div[id^='bertviz-'] #vis > svg")];
+  const shown = svgs.filter((svg) => svg.querySelector("line").checkVisibility(
+    { opacityProperty: true, visibilityProperty: true }));
+  return {
+    seen: shown.map((svg) => `${svg.dataset.filter}-${svg.dataset.layer}`),
+    exposed: svgs.filter((svg) => !svg.closest("[aria-hidden='true']"))
+      .map((svg) => `${svg.dataset.filter}-${svg.dataset.layer}`),
+    heads: shown.length !== 1 ? [] : [...shown[0].querySelectorAll(
+      "#attention > .headAttention")].map((head) => [...head.querySelectorAll("line")]
+      .reduce((sum, line) => sum + +line.getAttribute("stroke-opacity"), 0)),
+  };
+}"""
+
+
+def test_head_view_layers_show_one_drawing_with_the_heads_picked(open_view):
+    """Each layer is drawn once and kept: switching shows one drawing, the others hidden
+    (from the eye, assistive technology and the tab order), and a head turned off while
+    one layer is shown stays off in the next one shown."""
+    page = open_view(head_view(_layers(L=3, h=2, T=3), list("abc")).data)
+    page.wait_for_function("document.querySelectorAll('#vis > svg').length === 3")
+    state = page.evaluate(HEAD_DRAWINGS)
+    assert state["seen"] == state["exposed"] == ["0-0"] and min(state["heads"]) > 0
+    page.locator("button[data-head='0']").click()  # head 0 off, in layer 0's drawing
+    for layer in ("2", "1"):
+        page.select_option("#layer", layer)
+        state = page.evaluate(HEAD_DRAWINGS)
+        assert state["seen"] == state["exposed"] == [f"0-{layer}"]
+        assert state["heads"][0] == 0 and state["heads"][1] > 0
+        assert page.locator("button[data-head='0']").get_attribute("aria-pressed") == "false"
+        page.focus("#layer")
+        tabbed = []  # the drawing of everything the Tab key reaches after the picker
+        for _ in range(8):
+            page.keyboard.press("Tab")
+            tabbed.append(page.evaluate("document.activeElement.closest('svg')?.dataset.layer"))
+        assert tabbed[:6] == [layer] * 6  # its 3 + 3 tokens, and none of another drawing
+        assert set(tabbed[6:]) <= {None}

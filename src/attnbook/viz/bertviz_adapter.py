@@ -18,7 +18,9 @@ when the layer changes. The HTML returned here:
 - lets the keyboard reach what the mouse does: the model view's thumbnails are
   buttons (Enter or Space opens one large, as a click does), and the head view's
   tokens show their lines when focused, as under the mouse;
-- updates the head view's line opacities in place when only the layer changes.
+- draws each attention type (and, in the head view, each layer) once and keeps it, each
+  on a compositing layer of its own: a picker shows another drawing by changing two
+  opacities, without restyling, laying out or repainting any line.
 
 Weights are rounded to 3 decimals, which keeps the saved page small.
 """
@@ -85,42 +87,6 @@ def _draw_others_when_idle(indent: str, render: str) -> str:
 # tests check that every change applies to the pinned version.
 HEAD_VIEW_PATCHES = (
     (
-        "layer change updates the lines in place",
-        """            config.layer_seq = config.layers.findIndex(layer => config.layer === layer);
-            renderVis();""",
-        """            config.layer_seq = config.layers.findIndex(layer => config.layer === layer);
-            updateLayer();""",
-    ),
-    (
-        "in-place layer update",
-        """    function renderText(svg, text, isLeft, attention, leftPos) {""",
-        """    // The layer changed, nothing else: give the lines and boxes already drawn (in the
-    // drawing shown) the new
-    // layer's weights (d3 keeps an element's datum in __data__) and set the line
-    // opacities; no element is created and no d3 join runs.
-    function updateLayer() {
-        const attn = config.attention[config.filter].attn[config.layer_seq];
-        const root = document.querySelector(`#${config.rootDivId} #vis svg[data-shown]`);
-        root.querySelectorAll("#attention > .headAttention").forEach((head, h) => {
-            Array.from(head.children).forEach((row, i) => {
-                const lines = row.children;
-                for (let j = 0; j < lines.length; j++) lines[j].__data__ = attn[h][i][j];
-            });
-        });
-        root.querySelectorAll("#left .attentionBoxes > g").forEach((head, h) => {
-            const boxes = head.children;
-            for (let i = 0; i < boxes.length; i++) boxes[i].__data__ = attn[h][i];
-        });
-        root.querySelectorAll("#right .attentionBoxes > g").forEach((head, h) => {
-            const boxes = head.children;
-            for (let j = 0; j < boxes.length; j++) boxes[j].__data__ = attn[h].map(row => row[j]);
-        });
-        updateAttention(d3.select(root));
-    }
-
-    function renderText(svg, text, isLeft, attention, leftPos) {""",
-    ),
-    (
         "opacities set per head, not looked up per line",
         """        svg.select("#attention")
             .selectAll("line")
@@ -170,11 +136,13 @@ HEAD_VIEW_PATCHES = (
     function renderAttention(svg, attention) {""",
     ),
     (
-        "attention types drawn once, kept and shown again",
+        "attention types and layers drawn once, kept and shown again",
         """        // Clear vis
         $(`#${config.rootDivId} #vis`).empty();""",
-        """        // Every attention type is drawn once, in one box as tall as the tallest:
-        // switching shows another drawing (a change of visibility, no new layout)
+        """        // Every attention type and layer is drawn once and kept, in one box as tall
+        // as the tallest: switching shows another drawing. Each drawing has a
+        // compositing layer of its own and a kept one is made transparent: switching
+        // changes two opacities, which restyles, lays out and repaints none of the lines.
         const vis = document.querySelector(`#${config.rootDivId} #vis`);
         if (!vis.style.height) {
             const rows = config.attention.map(
@@ -182,44 +150,69 @@ HEAD_VIEW_PATCHES = (
             vis.style.position = "relative";
             vis.style.height = Math.max(...rows) * BOXHEIGHT + TEXT_TOP + "px";
         }
-        for (const old of vis.querySelectorAll(":scope > svg")) {
-            kept.set(old.dataset.filter, old);
-            old.removeAttribute("data-shown");
-            old.style.visibility = "hidden";
-        }
-        if (kept.has(String(config.filter))) {
-            const shown = kept.get(String(config.filter));
-            shown.setAttribute("data-shown", "");
-            shown.style.visibility = "";
-            updateLayer();
+        const key = `${config.filter}-${config.layer_seq}`;
+        vis.querySelectorAll(":scope > svg[data-shown]").forEach(old => showDrawing(old, false));
+        if (kept.has(key)) {
+            const shown = showDrawing(kept.get(key), true);
+            updateAttention(d3.select(shown));  // the heads picked while it was hidden
             refreshCheckboxes();
             return;
         }""",
     ),
     (
-        "each drawing knows its attention type",
+        "each drawing knows its attention type and layer",
         """            .append('svg')
             .attr("width", "100%")""",
         """            .append('svg')
             .attr("data-filter", config.filter)
+            .attr("data-layer", config.layer_seq)
             .attr("data-shown", "")
+            .each(function () { kept.set(key, this); })
+            .style("will-change", "opacity")
+            .style("z-index", "1")
             .style("position", "absolute")
             .style("top", "0")
             .style("left", "0")
             .attr("width", "100%")""",
     ),
     (
-        "the other attention types drawn when the page is idle",
+        "the other attention types and layers drawn when the page is idle",
         """    let config = {};
     initialize();
     renderVis();""",
         """    let config = {};
-    const kept = new Map();  // attention type -> its drawing, while another is shown
+    const kept = new Map();  // "type-layer" -> its drawing, shown or not
     initialize();
     renderVis();
-"""
-        + _draw_others_when_idle("    ", "renderVis")
-        + """
+    // Draw the others when the page is idle (every layer unless that is many lines; then
+    // a layer is drawn when it is first picked), then show the first again.
+    (window.requestIdleCallback || setTimeout)(function () {
+        const shown = [config.filter, config.layer, config.layer_seq];
+        const lines = config.attention.reduce((n, a) =>
+            n + a.attn.length * a.attn[0].length * a.left_text.length * a.right_text.length, 0);
+        const layers = lines <= 50000 ? config.layers.map((_, i) => i) : [config.layer_seq];
+        for (let f = 0; f < config.attention.length; f++) {
+            for (const l of layers) {
+                if (kept.has(`${f}-${l}`)) continue;
+                [config.filter, config.layer, config.layer_seq] = [String(f), config.layers[l], l];
+                renderVis();
+            }
+        }
+        [config.filter, config.layer, config.layer_seq] = shown;
+        renderVis();
+    });
+
+    // A drawing shown, or kept out of sight: transparent, below the one shown, hidden
+    // from assistive technology, its tokens out of the tab order.
+    function showDrawing(svg, shown) {
+        svg.toggleAttribute("data-shown", shown);
+        svg.style.opacity = shown ? "" : "0";
+        svg.style.zIndex = shown ? "1" : "";
+        if (shown) svg.removeAttribute("aria-hidden");
+        else svg.setAttribute("aria-hidden", "true");
+        svg.querySelectorAll("[tabindex]").forEach(el => { el.tabIndex = shown ? 0 : -1; });
+        return svg;
+    }
 
     function refreshCheckboxes() {
         const groups = document.querySelectorAll(`#${config.rootDivId} #vis svg[data-shown] > g`);
@@ -301,30 +294,36 @@ MODEL_VIEW_PATCHES = (
                 .append('svg')""",
         """            // Every attention type is drawn once and kept, in one box as tall as the
             // tallest: switching shows another drawing (no new drawing, no reflow below).
-            // A kept drawing is hidden with content-visibility, which keeps its styles and
-            // layout (showing it again restyles none of its lines, as display would), and
-            // the one shown lies above the others (which neither paint nor take focus).
+            // Each drawing has a compositing layer of its own, and a kept one is made
+            // transparent: switching changes two opacities, which restyles, lays out and
+            // repaints none of the lines. The one shown lies above the others; the others
+            // are hidden from assistive technology and their thumbnails leave the tab order.
+            function showDrawing(svg, shown) {
+                svg.style("opacity", shown ? null : 0).style("z-index", shown ? 1 : null)
+                    .attr("aria-hidden", shown ? null : "true");
+                svg.selectAll(".attn_background").attr("tabindex", shown ? 0 : -1);
+                return svg;
+            }
             if (config.svg) {
                 config.svg.selectAll(".detail").remove();
                 config.svg.selectAll(".attn_background")
                     .attr("fill", getBackgroundColor()).attr("stroke-opacity", 0);
                 config.detail_layer = null;
                 config.detail_head = null;
-                kept.set(config.svg.attr("data-filter"), config.svg);
-                config.svg.style("content-visibility", "hidden").style("z-index", null);
+                kept.set(config.svg.attr("data-filter"), showDrawing(config.svg, false));
             }
             if (!(config.tallest >= config.divHeight)) {  // kept here: no style read back
                 config.tallest = Math.max(config.tallest || 0, config.divHeight);
                 vis.css({position: "relative", "min-height": config.tallest + "px"});
             }
             if (kept.has(String(config.filter))) {
-                config.svg = kept.get(String(config.filter))
-                    .style("content-visibility", null).style("z-index", 1);
+                config.svg = showDrawing(kept.get(String(config.filter)), true);
                 return;
             }
             config.svg = d3.select(`#${config.rootDivId} #vis`)
                 .append('svg')
                 .attr("data-filter", config.filter)
+                .style("will-change", "opacity")
                 .style("z-index", 1)
                 .style("position", "absolute")
                 .style("top", "0")
