@@ -331,6 +331,13 @@ DRAWINGS = """() => [...document.querySelectorAll("div[id^='bertviz-'] #vis > sv
   };
 })"""
 
+# The attention type of the drawing the mouse reaches at the foot of the model view's box.
+FOOT = """() => {
+  const box = document.querySelector("div[id^='bertviz-'] #vis").getBoundingClientRect();
+  const svg = document.elementFromPoint(box.x + box.width / 2, box.bottom - 2).closest("svg");
+  return svg ? svg.dataset.filter : null;
+}"""
+
 
 def test_model_view_shows_one_attention_type_and_clicks_reach_it(open_view):
     """Each attention type is drawn once and kept: switching shows one drawing, the others
@@ -339,11 +346,11 @@ def test_model_view_shows_one_attention_type_and_clicks_reach_it(open_view):
     g = torch.Generator().manual_seed(0)
     page = open_view(
         model_view(
-            encoder_attention=[torch.softmax(torch.randn(1, 2, 3, 3, generator=g), -1)],
-            decoder_attention=[torch.softmax(torch.randn(1, 2, 2, 2, generator=g), -1)],
-            cross_attention=[torch.softmax(torch.randn(1, 2, 2, 3, generator=g), -1)],
-            encoder_tokens=list("xyz"),
-            decoder_tokens=list("ab"),
+            encoder_attention=[torch.softmax(torch.randn(1, 2, 2, 2, generator=g), -1)],
+            decoder_attention=[torch.softmax(torch.randn(1, 2, 3, 3, generator=g), -1)],
+            cross_attention=[torch.softmax(torch.randn(1, 2, 3, 2, generator=g), -1)],
+            encoder_tokens=list("xy"),
+            decoder_tokens=list("abc"),
         ).data
     )
     # the other attention types are drawn when the page is idle: wait for them
@@ -354,6 +361,7 @@ def test_model_view_shows_one_attention_type_and_clicks_reach_it(open_view):
         assert [f for f, d in drawings.items() if d["seen"]] == [shown], drawings
         assert [f for f, d in drawings.items() if not d["ariaHidden"]] == [shown], drawings
         assert drawings[shown]["hits"] == shown
+        assert page.evaluate(FOOT) == shown  # the encoder's drawing, drawn first, is shorter
         tabbed = []  # the drawing of every thumbnail the Tab key reaches after the picker
         page.focus("#filter")
         for _ in range(4):
@@ -377,6 +385,11 @@ HEAD_DRAWINGS = """() => {
     seen: shown.map((svg) => `${svg.dataset.filter}-${svg.dataset.layer}`),
     exposed: svgs.filter((svg) => !svg.closest("[aria-hidden='true']"))
       .map((svg) => `${svg.dataset.filter}-${svg.dataset.layer}`),
+    bottom: (() => {  // the drawing the mouse reaches at the foot of the box
+      const box = document.querySelector("div[id^='bertviz-'] #vis").getBoundingClientRect();
+      const svg = document.elementFromPoint(box.x + box.width / 2, box.bottom - 2).closest("svg");
+      return svg ? `${svg.dataset.filter}-${svg.dataset.layer}` : null;
+    })(),
     heads: shown.length !== 1 ? [] : [...shown[0].querySelectorAll(
       "#attention > .headAttention")].map((head) => [...head.querySelectorAll("line")]
       .reduce((sum, line) => sum + +line.getAttribute("stroke-opacity"), 0)),
@@ -388,21 +401,30 @@ def test_head_view_layers_show_one_drawing_with_the_heads_picked(open_view):
     """Each layer is drawn once and kept: switching shows one drawing, the others hidden
     (from the eye, assistive technology and the tab order), and a head turned off while
     one layer is shown stays off in the next one shown."""
-    page = open_view(head_view(_layers(L=3, h=2, T=3), list("abc")).data)
-    page.wait_for_function("document.querySelectorAll('#vis > svg').length === 3")
+    page = open_view(
+        head_view(
+            encoder_attention=_layers(L=3, h=2, T=3),
+            decoder_attention=_layers(L=3, h=2, T=2),
+            encoder_tokens=list("abc"),
+            decoder_tokens=list("xy"),
+        ).data
+    )
+    page.wait_for_function("document.querySelectorAll('#vis > svg').length === 6")
+    page.select_option("#filter", "1")  # the decoder: 2 tokens, a shorter drawing
     state = page.evaluate(HEAD_DRAWINGS)
-    assert state["seen"] == state["exposed"] == ["0-0"] and min(state["heads"]) > 0
+    assert state["seen"] == state["exposed"] == [state["bottom"]] == ["1-0"]
+    assert min(state["heads"]) > 0
     page.locator("button[data-head='0']").click()  # head 0 off, in layer 0's drawing
     for layer in ("2", "1"):
         page.select_option("#layer", layer)
         state = page.evaluate(HEAD_DRAWINGS)
-        assert state["seen"] == state["exposed"] == [f"0-{layer}"]
+        assert state["seen"] == state["exposed"] == [state["bottom"]] == [f"1-{layer}"]
         assert state["heads"][0] == 0 and state["heads"][1] > 0
         assert page.locator("button[data-head='0']").get_attribute("aria-pressed") == "false"
         page.focus("#layer")
         tabbed = []  # the drawing of everything the Tab key reaches after the picker
-        for _ in range(8):
+        for _ in range(10):
             page.keyboard.press("Tab")
             tabbed.append(page.evaluate("document.activeElement.closest('svg')?.dataset.layer"))
-        assert tabbed[:6] == [layer] * 6  # its 3 + 3 tokens, and none of another drawing
-        assert set(tabbed[6:]) <= {None}
+        drawn = [t for t in tabbed if t is not None]  # leaving out pickers and buttons
+        assert drawn == [layer] * 4  # its 2 + 2 tokens, and none of another drawing

@@ -173,6 +173,7 @@ HEAD_VIEW_PATCHES = (
             .style("position", "absolute")
             .style("top", "0")
             .style("left", "0")
+            .style("height", "100%")  // the whole box: the mouse reaches no hidden drawing
             .attr("width", "100%")""",
     ),
     (
@@ -301,6 +302,8 @@ MODEL_VIEW_PATCHES = (
             function showDrawing(svg, shown) {
                 svg.style("opacity", shown ? null : 0).style("z-index", shown ? 1 : null)
                     .attr("aria-hidden", shown ? null : "true");
+                // the whole box: the mouse reaches no hidden drawing below a shorter one
+                if (shown) svg.style("height", config.tallest + "px");
                 svg.selectAll(".attn_background").attr("tabindex", shown ? 0 : -1);
                 return svg;
             }
@@ -325,6 +328,7 @@ MODEL_VIEW_PATCHES = (
                 .attr("data-filter", config.filter)
                 .style("will-change", "opacity")
                 .style("z-index", 1)
+                .style("height", config.tallest + "px")
                 .style("position", "absolute")
                 .style("top", "0")
                 .style("left", "0")""",
