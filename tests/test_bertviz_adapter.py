@@ -428,3 +428,17 @@ def test_head_view_layers_show_one_drawing_with_the_heads_picked(open_view):
             tabbed.append(page.evaluate("document.activeElement.closest('svg')?.dataset.layer"))
         drawn = [t for t in tabbed if t is not None]  # leaving out pickers and buttons
         assert drawn == [layer] * 4  # its 2 + 2 tokens, and none of another drawing
+
+
+def test_head_view_with_many_lines_draws_a_layer_when_first_picked(open_view):
+    """Above 20,000 lines in all, only the layer shown is drawn ahead: another is drawn when
+    the reader first picks it, and kept from then on."""
+    tokens = [f"t{i}" for i in range(25)]
+    page = open_view(head_view(_layers(L=3, h=12, T=25), tokens).data)  # 22,500 lines
+    page.wait_for_timeout(500)  # time for the idle drawing, were there one
+    assert page.locator("#vis > svg").count() == 1
+    for layer, drawings in (("2", 2), ("0", 2), ("1", 3)):
+        page.select_option("#layer", layer)
+        state = page.evaluate(HEAD_DRAWINGS)
+        assert page.locator("#vis > svg").count() == drawings
+        assert state["seen"] == state["exposed"] == [f"0-{layer}"] and min(state["heads"]) > 0

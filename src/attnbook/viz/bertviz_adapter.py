@@ -191,7 +191,7 @@ HEAD_VIEW_PATCHES = (
         const shown = [config.filter, config.layer, config.layer_seq];
         const lines = config.attention.reduce((n, a) =>
             n + a.attn.length * a.attn[0].length * a.left_text.length * a.right_text.length, 0);
-        const layers = lines <= 50000 ? config.layers.map((_, i) => i) : [config.layer_seq];
+        const layers = lines <= 20000 ? config.layers.map((_, i) => i) : [config.layer_seq];
         for (let f = 0; f < config.attention.length; f++) {
             for (const l of layers) {
                 if (kept.has(`${f}-${l}`)) continue;
