@@ -25,7 +25,6 @@ from importlib import resources
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 
 from attnbook.data import COPY_VOCAB, held_out_dates
@@ -33,65 +32,47 @@ from attnbook.model import Transformer, TransformerConfig, count_parameters, sav
 from attnbook.recipes import (
     DATE_CHECKPOINT,
     copy_accuracy,
-    copy_batches,
     date_accuracy,
     train_copy_model,
     train_date_model,
 )
 from attnbook.reference import to_torch
-from attnbook.train import fit, warmup_linear_decay
 from attnbook.utils import set_seed
 
 OUT = Path(__file__).resolve().parent / "results" / "train_times.md"
 
 
 class TorchLayers(nn.Module):
-    """``model`` with its encoder and decoder stacks run by PyTorch's ``nn.Transformer``."""
+    """``model`` with its encoder and decoder stacks run by PyTorch's ``nn.Transformer``,
+    called as ``model`` is: ``(src, tgt, need_weights) -> (logits, no weights)``."""
 
     def __init__(self, model: Transformer) -> None:
         super().__init__()
+        self.config = model.config
         self.src_embed, self.tgt_embed = model.src_embed, model.tgt_embed
         self.layers, self.generator = to_torch(model), model.generator
-        self.pad_id = model.config.pad_id
 
-    def forward(self, src: Tensor, tgt: Tensor) -> Tensor:
-        T = tgt.size(1)
+    def forward(self, src: Tensor, tgt: Tensor, need_weights: bool = False) -> tuple:
+        T, pad = tgt.size(1), self.config.pad_id
         future = torch.ones(T, T, dtype=torch.bool).triu(1)  # True = masked, PyTorch's way
         y = self.layers(
             self.src_embed(src),
             self.tgt_embed(tgt),
             tgt_mask=future,
-            src_key_padding_mask=src == self.pad_id,
-            tgt_key_padding_mask=tgt == self.pad_id,
-            memory_key_padding_mask=src == self.pad_id,
+            src_key_padding_mask=src == pad,
+            tgt_key_padding_mask=tgt == pad,
+            memory_key_padding_mask=src == pad,
         )
-        return self.generator(y)  # (B, T, V)
+        return self.generator(y), None  # (B, T, V)
 
 
-def train_copy_with_torch_layers(steps: int = 280, batch_size: int = 32, seed: int = 0):
+def train_copy_with_torch_layers():
     """``train_copy_model``'s run (same initial weights, batches, schedule and loop) on
     :class:`TorchLayers`. Returns the model and its history."""
-    set_seed(seed)
-    model = TorchLayers(Transformer(TransformerConfig.tiny(COPY_VOCAB)))
-    signature = inspect.signature(train_copy_model).parameters
-    peak, warmup = signature["peak_lr"].default, signature["warmup"].default
-
-    def loss_fn(model: TorchLayers, batch: tuple[Tensor, Tensor]) -> Tensor:
-        src, tgt = batch
-        logits = model(src, tgt[:, :-1])  # (B, T + 1, V)
-        return F.cross_entropy(
-            logits.reshape(-1, logits.size(-1)), tgt[:, 1:].reshape(-1), ignore_index=model.pad_id
-        )
-
-    history = fit(
-        model,
-        copy_batches(steps, batch_size, seed=seed),
-        loss_fn,
-        steps,
-        lambda s: warmup_linear_decay(s, peak, warmup, steps),
-        progress=False,
+    set_seed(0)  # train_copy_model's default seed, before the model is made as there
+    return train_copy_model(
+        progress=False, model=TorchLayers(Transformer(TransformerConfig.tiny(COPY_VOCAB)))
     )
-    return model, history
 
 
 def timed(train) -> tuple[float, float, object, object]:

@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from torch import Tensor
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from attnbook.data import DATE_VOCAB, date_batches, date_split
+from attnbook.data import COPY_VOCAB, DATE_VOCAB, date_batches, date_split
 from attnbook.metrics import (
     expected_calibration_error,
     perplexity,
@@ -35,6 +35,7 @@ from attnbook.train import (
     smoothed_targets,
     warmup_linear_decay,
 )
+from attnbook.utils import set_seed
 from attnbook.viz.explorers.training import ScheduleExplorer, SmoothingExplorer
 
 # ---------------------------------------------------------------- label smoothing
@@ -277,6 +278,19 @@ def test_copy_recipe_copies_every_new_sequence():
     model, history = train_copy_model(progress=False)
     assert history.steps == 280 and not model.training
     assert copy_accuracy(model) == 1.0  # greedy, 1000 sequences it never saw
+
+
+def test_copy_recipe_trains_a_model_it_is_given():
+    """The recipe's batches, schedule and loop on another model (what the training-time
+    benchmark does with PyTorch's own layers): here the same tiny Transformer, made with
+    the recipe's seed, gives the recipe's own losses."""
+    set_seed(0)
+    given = Transformer(TransformerConfig.tiny(COPY_VOCAB))
+    model, history = train_copy_model(steps=40, progress=False, model=given)
+    _, own = train_copy_model(steps=40, progress=False)
+    assert model is given and history.loss == own.loss
+    with pytest.raises(TypeError, match="model must be a torch.nn.Module, got"):
+        train_copy_model(steps=40, progress=False, model="tiny")
 
 
 def test_fit_reports_bad_arguments():

@@ -12,7 +12,7 @@ from importlib import resources
 from typing import NamedTuple
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
 from attnbook.checks import check_int, describe
 from attnbook.data import (
@@ -147,15 +147,23 @@ def train_copy_model(
     progress: bool = True,
     peak_lr: float = 4e-3,
     warmup: int = 30,
+    model: nn.Module | None = None,
 ) -> tuple[Transformer, History]:
     """The classic copy task (vocabulary 11, length 10) on ``TransformerConfig.tiny``.
 
     Batches of 32: on a CPU a step of 64 sequences costs nearly twice one of 32, and 280
     steps of 32 copy all of :func:`copy_accuracy`'s 1000 new sequences, as 320 steps of 64
     do, in about half the time (``benchmarks/train_times.py``).
+
+    ``model``: train this one instead of a new tiny Transformer seeded with ``seed``; it is
+    called as a :class:`~attnbook.model.Transformer` is (``benchmarks/train_times.py`` runs
+    the same recipe on PyTorch's own layers this way).
     """
     set_seed(seed)
-    model = Transformer(TransformerConfig.tiny(COPY_VOCAB))
+    if model is None:
+        model = Transformer(TransformerConfig.tiny(COPY_VOCAB))
+    elif not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {describe(model)}")
     history = fit(
         model,
         copy_batches(steps, batch_size, T, seed),
