@@ -5,7 +5,9 @@ Usage: `.venv/bin/python benchmarks/train_times.py [--runs 5] [--threads 2] [--s
 Writes benchmarks/results/train_times.md: the median, fastest and slowest of the runs (the
 machine may be shared: the median is the number to quote). Targets (2 CPU cores, 2 threads):
 the date model reaches >= 99% exact match on 1000 held-out dates in <= 30 s; the copy task
-reaches 100% greedy accuracy in <= 3 s.
+reaches 100% greedy accuracy in <= 3 s. The table also says where a copy step's time goes:
+its matrix products and fused attention (``torch.profiler``), and the same run with half as
+many sequences a step.
 
 For scale, the copy task is also trained with PyTorch's own layers: the same model, weights,
 batches, schedule and loop (``fit``), with its encoder and decoder stacks replaced by the
@@ -75,6 +77,25 @@ def train_copy_with_torch_layers():
     )
 
 
+# The kernels that do a copy step's arithmetic: matrix products and PyTorch's fused attention
+# (forward and backward); their names as the profiler reports them.
+MATMUL_OPS = ("aten::mm", "aten::addmm", "aten::bmm")
+ATTENTION_PREFIX = "aten::_scaled_dot_product_flash_attention_for_cpu"
+
+
+def copy_step_kernels(batch_size: int, steps: int = 60) -> float:
+    """Milliseconds a copy-task step of ``batch_size`` sequences spends in matrix products
+    and fused attention (self time, forward and backward), from ``torch.profiler`` over
+    ``steps`` steps of ``train_copy_model``'s run."""
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        train_copy_model(steps=steps, batch_size=batch_size, progress=False)
+    return sum(
+        event.self_cpu_time_total / 1e3 / steps
+        for event in prof.key_averages()
+        if event.key in MATMUL_OPS or event.key.startswith(ATTENTION_PREFIX)
+    )
+
+
 def timed(train) -> tuple[float, float, object, object]:
     """Wall and CPU seconds of ``train()``, and what it returned."""
     wall, cpu = time.perf_counter(), time.process_time()
@@ -91,6 +112,28 @@ def summary(seconds: list[float]) -> str:
     return f"{statistics.median(seconds):.1f} ({min(seconds):.1f}–{max(seconds):.1f})"
 
 
+def copy_step_lines(wall: dict, steps: int) -> list[str]:
+    """Where a copy step's time goes at the recipe's batch size and at half of it, and the
+    least time the recipe's arithmetic alone would take."""
+    B = batch_size(train_copy_model)
+    step = {B: statistics.median(wall["copy"]), B // 2: statistics.median(wall["copy_half"])}
+    step = {b: 1e3 * seconds / steps for b, seconds in step.items()}
+    kernels = {b: copy_step_kernels(b) for b in step}
+    floor = kernels[B] * steps / 1e3
+    return [
+        "Where a copy step goes (milliseconds a step: the median run over its "
+        f"{steps} steps; matrix products and PyTorch's fused attention, forward and "
+        "backward, from `torch.profiler`, self time, mean of 60 steps):",
+        "",
+        "| sequences a step | step | matrix products and attention | everything else |",
+        "|---:|---:|---:|---:|",
+        *(f"| {b} | {step[b]:.1f} | {kernels[b]:.1f} | {step[b] - kernels[b]:.1f} |" for b in step),
+        "",
+        f"The arithmetic alone, with nothing else in a step, would take {floor:.1f} s for the "
+        f"recipe's {steps} steps of {B}.",
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5, help="runs of each training")
@@ -98,13 +141,15 @@ def main() -> int:
     parser.add_argument("--save", action="store_true", help="write the shipped checkpoint")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    runs = {"dates": [], "copy": [], "torch": []}
+    runs = {"dates": [], "copy": [], "torch": [], "copy_half": []}
     loads = []
+    half = batch_size(train_copy_model) // 2
     for _ in range(args.runs):  # interleaved, so that a busy spell hits both alike
         loads.append(os.getloadavg()[0])
         runs["dates"].append(timed(lambda: train_date_model(progress=False)))
         runs["copy"].append(timed(lambda: train_copy_model(progress=False)))
         runs["torch"].append(timed(train_copy_with_torch_layers))
+        runs["copy_half"].append(timed(lambda: train_copy_model(batch_size=half, progress=False)))
     dates, date_history = runs["dates"][-1][2:]
     copy, copy_history = runs["copy"][-1][2:]
     torch_history = runs["torch"][-1][3]
@@ -140,6 +185,8 @@ def main() -> int:
         f"{summary(wall['torch'])} s wall, {summary(cpu['torch'])} s CPU; final loss "
         f"(mean of the last 20 steps) {sum(torch_history.loss[-20:]) / 20:.4f}, against "
         f"{sum(copy_history.loss[-20:]) / 20:.4f} for the book's layers.",
+        "",
+        *copy_step_lines(wall, copy_history.steps),
         "",
         "Date accuracy per input format: "
         + ", ".join(f"`{f}` {a:.1%}" for f, a in sorted(per_format.items())),
