@@ -81,9 +81,10 @@ def train_copy_with_torch_layers():
 # (forward and backward); their names as the profiler reports them.
 MATMUL_OPS = ("aten::mm", "aten::addmm", "aten::bmm")
 ATTENTION_PREFIX = "aten::_scaled_dot_product_flash_attention_for_cpu"
+PROFILED_STEPS = 60
 
 
-def copy_step_kernels(batch_size: int, steps: int = 60) -> float:
+def copy_step_kernels(batch_size: int, steps: int = PROFILED_STEPS) -> float:
     """Milliseconds a copy-task step of ``batch_size`` sequences spends in matrix products
     and fused attention (self time, forward and backward), from ``torch.profiler`` over
     ``steps`` steps of ``train_copy_model``'s run."""
@@ -112,25 +113,27 @@ def summary(seconds: list[float]) -> str:
     return f"{statistics.median(seconds):.1f} ({min(seconds):.1f}–{max(seconds):.1f})"
 
 
-def copy_step_lines(wall: dict, steps: int) -> list[str]:
-    """Where a copy step's time goes at the recipe's batch size and at half of it, and the
-    least time the recipe's arithmetic alone would take."""
+def copy_step_lines(
+    step_ms: dict[int, float], kernel_ms: dict[int, float], steps: int
+) -> list[str]:
+    """Where a copy step's time goes, per batch size: ``step_ms`` a whole step,
+    ``kernel_ms`` its matrix products and attention; and the least time the recipe's
+    arithmetic alone would take for ``steps`` steps."""
     B = batch_size(train_copy_model)
-    step = {B: statistics.median(wall["copy"]), B // 2: statistics.median(wall["copy_half"])}
-    step = {b: 1e3 * seconds / steps for b, seconds in step.items()}
-    kernels = {b: copy_step_kernels(b) for b in step}
-    floor = kernels[B] * steps / 1e3
     return [
         "Where a copy step goes (milliseconds a step: the median run over its "
         f"{steps} steps; matrix products and PyTorch's fused attention, forward and "
-        "backward, from `torch.profiler`, self time, mean of 60 steps):",
+        f"backward, from `torch.profiler`, self time, mean of {PROFILED_STEPS} steps):",
         "",
         "| sequences a step | step | matrix products and attention | everything else |",
         "|---:|---:|---:|---:|",
-        *(f"| {b} | {step[b]:.1f} | {kernels[b]:.1f} | {step[b] - kernels[b]:.1f} |" for b in step),
+        *(
+            f"| {b} | {ms:.1f} | {kernel_ms[b]:.1f} | {ms - kernel_ms[b]:.1f} |"
+            for b, ms in step_ms.items()
+        ),
         "",
-        f"The arithmetic alone, with nothing else in a step, would take {floor:.1f} s for the "
-        f"recipe's {steps} steps of {B}.",
+        "The arithmetic alone, with nothing else in a step, would take "
+        f"{kernel_ms[B] * steps / 1e3:.1f} s for the recipe's {steps} steps of {B}.",
     ]
 
 
@@ -143,7 +146,8 @@ def main() -> int:
     torch.set_num_threads(args.threads)
     runs = {"dates": [], "copy": [], "torch": [], "copy_half": []}
     loads = []
-    half = batch_size(train_copy_model) // 2
+    B = batch_size(train_copy_model)
+    half = B // 2
     for _ in range(args.runs):  # interleaved, so that a busy spell hits both alike
         loads.append(os.getloadavg()[0])
         runs["dates"].append(timed(lambda: train_date_model(progress=False)))
@@ -157,6 +161,11 @@ def main() -> int:
     copy_acc = copy_accuracy(copy)
     wall = {k: [r[0] for r in v] for k, v in runs.items()}
     cpu = {k: [r[1] for r in v] for k, v in runs.items()}
+    step_ms = {  # a copy step, at the recipe's batch size and at half of it
+        b: 1e3 * statistics.median(wall[k]) / copy_history.steps
+        for b, k in ((B, "copy"), (half, "copy_half"))
+    }
+    kernel_ms = {b: copy_step_kernels(b) for b in step_ms}
     lines = [
         "# Training times",
         "",
@@ -186,7 +195,7 @@ def main() -> int:
         f"(mean of the last 20 steps) {sum(torch_history.loss[-20:]) / 20:.4f}, against "
         f"{sum(copy_history.loss[-20:]) / 20:.4f} for the book's layers.",
         "",
-        *copy_step_lines(wall, copy_history.steps),
+        *copy_step_lines(step_ms, kernel_ms, copy_history.steps),
         "",
         "Date accuracy per input format: "
         + ", ".join(f"`{f}` {a:.1%}" for f, a in sorted(per_format.items())),
