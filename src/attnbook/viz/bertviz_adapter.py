@@ -151,9 +151,10 @@ HEAD_VIEW_PATCHES = (
             vis.style.height = Math.max(...rows) * BOXHEIGHT + TEXT_TOP + "px";
         }
         const key = `${config.filter}-${config.layer_seq}`;
-        vis.querySelectorAll(":scope > svg[data-shown]").forEach(old => showDrawing(old, false));
+        vis.querySelectorAll(":scope > svg[data-shown]")
+            .forEach(old => attnbookShowDrawing(old, false));
         if (kept.has(key)) {
-            const shown = showDrawing(kept.get(key), true);
+            const shown = attnbookShowDrawing(kept.get(key), true);
             updateAttention(d3.select(shown));  // the heads picked while it was hidden
             refreshCheckboxes();
             return;
@@ -202,18 +203,6 @@ HEAD_VIEW_PATCHES = (
         [config.filter, config.layer, config.layer_seq] = shown;
         renderVis();
     });
-
-    // A drawing shown, or kept out of sight: transparent, below the one shown, hidden
-    // from assistive technology, its tokens out of the tab order.
-    function showDrawing(svg, shown) {
-        svg.toggleAttribute("data-shown", shown);
-        svg.style.opacity = shown ? "" : "0";
-        svg.style.zIndex = shown ? "1" : "";
-        if (shown) svg.removeAttribute("aria-hidden");
-        else svg.setAttribute("aria-hidden", "true");
-        svg.querySelectorAll("[tabindex]").forEach(el => { el.tabIndex = shown ? 0 : -1; });
-        return svg;
-    }
 
     function refreshCheckboxes() {
         const groups = document.querySelectorAll(`#${config.rootDivId} #vis svg[data-shown] > g`);
@@ -300,11 +289,9 @@ MODEL_VIEW_PATCHES = (
             // repaints none of the lines. The one shown lies above the others; the others
             // are hidden from assistive technology and their thumbnails leave the tab order.
             function showDrawing(svg, shown) {
-                svg.style("opacity", shown ? null : 0).style("z-index", shown ? 1 : null)
-                    .attr("aria-hidden", shown ? null : "true");
+                attnbookShowDrawing(svg.node(), shown);
                 // the whole box: the mouse reaches no hidden drawing below a shorter one
                 if (shown) svg.style("height", config.tallest + "px");
-                svg.selectAll(".attn_background").attr("tabindex", shown ? 0 : -1);
                 return svg;
             }
             if (config.svg) {
@@ -395,6 +382,17 @@ _LOADER = """
     var dark = html.dataset.theme === "dark" ||
       (body && body.dataset.jpThemeLight === "false");
     return dark ? "dark" : "light";
+  }
+  // A drawing of a view shown, or kept out of sight: transparent, below the one shown,
+  // hidden from assistive technology, its thumbnails or tokens out of the tab order.
+  function attnbookShowDrawing(svg, shown) {
+    svg.toggleAttribute("data-shown", shown);
+    svg.style.opacity = shown ? "" : "0";
+    svg.style.zIndex = shown ? "1" : "";
+    if (shown) svg.removeAttribute("aria-hidden");
+    else svg.setAttribute("aria-hidden", "true");
+    svg.querySelectorAll("[tabindex]").forEach(function (el) { el.tabIndex = shown ? 0 : -1; });
+    return svg;
   }
   function attnbookWidth(id) {
     var el = document.getElementById(id);
