@@ -148,7 +148,7 @@ def train_copy_model(
     peak_lr: float = 4e-3,
     warmup: int = 30,
     model: nn.Module | None = None,
-) -> tuple[Transformer, History]:
+) -> tuple[nn.Module, History]:
     """The classic copy task (vocabulary 11, length 10) on ``TransformerConfig.tiny``.
 
     Batches of 32: on a CPU a step of 64 sequences costs nearly twice one of 32, and 280
@@ -157,7 +157,8 @@ def train_copy_model(
 
     ``model``: train this one instead of a new tiny Transformer seeded with ``seed``; it is
     called as a :class:`~attnbook.model.Transformer` is (``benchmarks/train_times.py`` runs
-    the same recipe on PyTorch's own layers this way).
+    the same recipe on PyTorch's own layers this way). Returns the model trained (the new
+    Transformer, or ``model``) and its :class:`~attnbook.train.History`.
     """
     set_seed(seed)
     if model is None:
