@@ -5,12 +5,18 @@ The export is read back into PyTorch and compared tensor by tensor. The JS model
 over its vocabulary, 200 inputs) and on small random models of other configurations (pre-LN,
 learned positions, shared embeddings, other sizes and vocabularies). Its logits must equal
 PyTorch's on the same weights to 1e-4 and its greedy and beam-search outputs must be the
-package's, token for token.
+package's, token for token. Every setting transformer.js computes is checked so, alone and in
+combination (post-LN and pre-LN, sinusoidal and learned positions, shared and separate
+embeddings, d_k and d_v other than d_model / h); every other one is refused, by ``pack`` and by
+transformer.js, in the same words.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import gzip
+import itertools
 import json
 import random
 import re
@@ -22,6 +28,7 @@ import pytest
 import torch
 
 from attnbook import web
+from attnbook.attention import scaled_dot_product_attention
 from attnbook.data import DATE_VOCAB, MAX_DATE_LEN, held_out_dates
 from attnbook.data.vocab import Vocabulary
 from attnbook.decode import beam_search, greedy_decode, translate
@@ -94,11 +101,16 @@ def run_js(manifest: Path, cases: list[dict], max_len: int, beam_size=4, alpha=0
         "beam_size": beam_size,
         "alpha": alpha,
     }
-    out = subprocess.run(
-        ["node", str(RUNNER)], input=json.dumps(request), capture_output=True, text=True
-    )
+    out = node_runner(request)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
+
+
+def node_runner(request: dict) -> subprocess.CompletedProcess:
+    """``tests/js/translator.mjs`` on ``request``, as it ended (a refusal is a non-zero exit)."""
+    return subprocess.run(
+        ["node", str(RUNNER)], input=json.dumps(request), capture_output=True, text=True
+    )
 
 
 def forced_logits(model: Transformer, src: list[int], prefix: list[int]) -> torch.Tensor:
@@ -354,7 +366,8 @@ def test_js_matches_pytorch_on_random_models(name, dtype, tmp_path):
     path = web.export(model, vocab, tmp_path, dtype=dtype)
     exported = web.load(path).model
     texts = random_strings(vocab, 30, config["max_len"], seed=seed)
-    check_parity(exported, vocab, path, texts, max_len=min(16, config["max_len"]))
+    worst = check_parity(exported, vocab, path, texts, max_len=min(16, config["max_len"]))
+    print(f"{name}, {dtype}: largest logit difference {worst:.2e}")
 
 
 @needs_node
@@ -403,15 +416,154 @@ def test_js_refuses_weights_that_do_not_fit(tmp_path):
     model = random_model(9, LETTERS, N=1, d_model=8, d_ff=8, h=2, max_len=16)
     path = web.export(model, LETTERS, tmp_path)
     (tmp_path / "weights.bin").write_bytes((tmp_path / "weights.bin").read_bytes()[:-8])
-    out = subprocess.run(
-        ["node", str(RUNNER)],
-        input=json.dumps(
-            {"module": str(JS / "transformer.js"), "manifest": str(path), "cases": [], "max_len": 4}
-        ),
-        capture_output=True,
-        text=True,
+    out = node_runner(
+        {"module": str(JS / "transformer.js"), "manifest": str(path), "cases": [], "max_len": 4}
     )
     assert out.returncode != 0 and "the manifest says" in out.stderr
+
+
+# ---------------------------------------------------------------- the settings the page computes
+
+TINY = dict(N=1, d_model=8, d_ff=16, h=2, max_len=12)
+SETTINGS_COMPUTED = {  # name -> config: every setting transformer.js implements, in a tiny model
+    **{
+        f"{'pre' if pre else 'post'}-LN, {positional}, {'shared' if shared else 'separate'}": dict(
+            TINY, norm_first=pre, positional=positional, share_embeddings=shared
+        )
+        for pre, positional, shared in itertools.product(
+            (False, True), ("sinusoidal", "learned"), (False, True)
+        )
+    },
+    "d_k 3, d_v 5": dict(TINY, d_k=3, d_v=5),
+    "d_k 6, d_v 2, pre-LN, shared": dict(
+        TINY, d_k=6, d_v=2, norm_first=True, share_embeddings=True
+    ),
+    "d_model 10, h 3 (not divisible), d_k 4, d_v 3, learned": dict(
+        TINY, d_model=10, h=3, d_k=4, d_v=3, positional="learned"
+    ),
+    "two layers, d_k 2, d_v 7, pre-LN": dict(TINY, N=2, d_k=2, d_v=7, norm_first=True),
+}
+
+
+@needs_node
+@pytest.mark.parametrize("name", list(SETTINGS_COMPUTED))
+def test_js_matches_pytorch_on_every_setting_it_computes(name, tmp_path):
+    config = SETTINGS_COMPUTED[name]
+    model = random_model(31, LETTERS, **config)
+    path = web.export(model, LETTERS, tmp_path, dtype="float32")
+    texts = random_strings(LETTERS, 4, 8, seed=32)
+    worst = check_parity(web.load(path).model, LETTERS, path, texts, max_len=8)
+    print(f"{name}: largest logit difference {worst:.2e}")
+
+
+@needs_node
+def test_js_reads_a_manifest_older_than_the_settings_it_checks(tmp_path):
+    """A manifest without residual, layer_norm, d_k and d_v (written before they existed) is
+    the paper's model: their defaults, computed as PyTorch does."""
+    model = random_model(33, LETTERS, **TINY)
+    path = web.export(model, LETTERS, tmp_path, dtype="float32")
+    manifest = json.loads(path.read_text())
+    for name in ("residual", "layer_norm", "d_k", "d_v"):
+        del manifest["config"][name]
+    path.write_text(json.dumps(manifest))
+    check_parity(model, LETTERS, path, random_strings(LETTERS, 4, 8, seed=34), max_len=8)
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfigWithActivation(TransformerConfig):
+    """A config with a setting transformer.js has never heard of (as a newer package might)."""
+
+    activation: str = "gelu"
+
+
+def swap_attention(model: Transformer) -> Transformer:
+    """The efficient-attention chapter's surgery: another function in every encoder head."""
+    for layer in model.encoder:
+        layer.self_attn.attention = functools.partial(scaled_dot_product_attention)
+    return model
+
+
+def concatenated_sinusoids(model: Transformer) -> Transformer:
+    from attnbook.positional import SinusoidalPositionalEncoding
+
+    model.src_embed.positions = SinusoidalPositionalEncoding(8, 12, layout="concatenated")
+    return model
+
+
+def two_epsilons(model: Transformer) -> Transformer:
+    model.decoder.layers[0].sublayer1.norm.eps = 1e-6
+    return model
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"), [("residual", False), ("layer_norm", False), ("activation", "gelu")]
+)
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_pack_refuses_a_setting_the_page_does_not_compute(setting, value, norm_first, tmp_path):
+    fields = dict(TINY, src_vocab=len(LETTERS), tgt_vocab=len(LETTERS), norm_first=norm_first)
+    make = ConfigWithActivation if setting == "activation" else TransformerConfig
+    model = Transformer(make(**fields, **{setting: value}))
+    expected = web.unsupported_setting(setting, value)
+    assert f"{setting}={value!r}" in expected and "does not implement" in expected
+    with pytest.raises(ValueError, match=setting) as error:
+        web.pack(model, LETTERS)
+    assert str(error.value) == expected
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        web.export(model, LETTERS, tmp_path / "m")
+    assert not (tmp_path / "m").exists()  # nothing written
+
+
+@pytest.mark.parametrize(
+    ("surgery", "pattern"),
+    [
+        (swap_attention, r"encoder\.layers\.0\.self_attn\.attention=.*does not implement"),
+        (concatenated_sinusoids, r"src_embed\.positions\.layout='concatenated'"),
+        (two_epsilons, r"LayerNorms have eps \[1e-06, 1e-05\]"),
+    ],
+)
+def test_pack_refuses_a_model_changed_after_construction(surgery, pattern):
+    model = surgery(random_model(35, LETTERS, **TINY))
+    with pytest.raises(ValueError, match=pattern):
+        web.pack(model, LETTERS)
+
+
+@needs_node
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [("residual", False), ("layer_norm", False), ("positional", "rope"), ("activation", "gelu")],
+)
+def test_js_refuses_a_manifest_with_a_setting_it_does_not_compute(setting, value, tmp_path):
+    """A hand-written (or newer) manifest cannot make the page compute other numbers: it
+    refuses, in the words of ``pack``."""
+    path = web.export(random_model(36, LETTERS, **TINY), LETTERS, tmp_path)
+    manifest = json.loads(path.read_text())
+    manifest["config"][setting] = value
+    path.write_text(json.dumps(manifest))
+    request = {"module": str(JS / "transformer.js"), "manifest": str(path), "cases": []}
+    out = node_runner({**request, "max_len": 4})
+    assert out.returncode != 0
+    assert f"Error: {web.unsupported_setting(setting, value)}\n" in out.stderr, out.stderr
+
+
+@needs_node
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"d_k": 0}, "the manifest's d_k=0 is not a whole number"),
+        ({"d_k": None, "h": 3}, "the manifest's d_k=None is not a whole number"),
+        ({"d_v": 2}, "tensor encoder.layers.0.self_attn.W_V.weight holds 64 numbers; the config"),
+    ],
+    ids=["d_k 0", "d_model / h not whole", "d_v not the tensors'"],
+)
+def test_js_refuses_head_sizes_that_do_not_fit(change, message, tmp_path):
+    path = web.export(random_model(37, LETTERS, **TINY), LETTERS, tmp_path)
+    manifest = json.loads(path.read_text())
+    manifest["config"].update(change)
+    path.write_text(json.dumps(manifest))
+    out = node_runner(
+        {"module": str(JS / "transformer.js"), "manifest": str(path), "cases": [], "max_len": 4}
+    )
+    assert out.returncode != 0 and message in out.stderr, out.stderr
 
 
 # ---------------------------------------------------------------- the date model's input rule

@@ -9,7 +9,11 @@ little-endian, each starting at a multiple of 8 bytes; a tensor shared by severa
 position table is not stored (the browser computes it, as the model does).
 
 ``viz/js/transformer.js`` runs the same forward pass from these two files; :func:`load`
-reads them back into a PyTorch model (the round trip the tests check).
+reads them back into a PyTorch model (the round trip the tests check). It computes the
+settings of :data:`BROWSER_SETTINGS` (post-LN and pre-LN, sinusoidal and learned positions,
+shared or separate embeddings, any d_k and d_v); :func:`pack` refuses a model with any other
+(the ablations ``residual=False`` and ``layer_norm=False``, a swapped attention function)
+rather than let the page compute other numbers than PyTorch.
 
 Example::
 
@@ -33,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from attnbook.attention import MultiHeadAttention, scaled_dot_product_attention
 from attnbook.checks import check_float, check_int, describe
 from attnbook.data.vocab import SPECIALS, Vocabulary
 from attnbook.model import Transformer, TransformerConfig
@@ -50,6 +55,27 @@ DTYPES = {
 }
 _ALIGN = 8
 _FLOAT16_MAX = 65504.0
+#: What ``viz/js/transformer.js`` computes, per :class:`~attnbook.model.TransformerConfig`
+#: field: ``None`` for any value, else the values it implements. A value outside them, or a
+#: field missing here, is refused by :func:`pack`, and by the page (which keeps this table too).
+BROWSER_SETTINGS: dict[str, tuple | None] = {
+    "src_vocab": None,
+    "tgt_vocab": None,
+    "N": None,
+    "d_model": None,
+    "d_ff": None,
+    "h": None,
+    "dropout": None,  # the identity at inference
+    "max_len": None,
+    "share_embeddings": None,
+    "norm_first": None,
+    "residual": (True,),
+    "layer_norm": (True,),
+    "positional": ("sinusoidal", "learned"),
+    "pad_id": None,
+    "d_k": None,
+    "d_v": None,
+}
 
 
 class WebModelError(ValueError):
@@ -79,6 +105,51 @@ def _dtype_name(dtype: object) -> str:
     raise ValueError(
         f"dtype must be torch.float16 or torch.float32 (or their names), got {describe(dtype)}"
     )
+
+
+def _refusal(setting: str, value: object, known: str) -> str:
+    return (
+        f"{setting}={value!r}: the browser forward pass (viz/js/transformer.js) does not "
+        f"implement it; {known}"
+    )
+
+
+def unsupported_setting(name: str, value: object) -> str:
+    """Why the page cannot run a model with ``name=value`` (transformer.js words it the same)."""
+    allowed = BROWSER_SETTINGS.get(name)
+    if allowed:
+        return _refusal(name, value, f"it computes {name}={' or '.join(map(repr, allowed))} only")
+    return _refusal(name, value, f"it knows no setting {name!r}")
+
+
+def check_browser_model(model: Transformer) -> None:
+    """A ValueError unless ``viz/js/transformer.js`` computes exactly what ``model`` does:
+    every config setting within :data:`BROWSER_SETTINGS`, every head the paper's
+    softmax(Q Kᵀ / √d_k) V (Eq. (1), §3.2.1), the sinusoids (if any) interleaved as in §3.5,
+    one LayerNorm ε throughout. Looks at no weight."""
+    if not isinstance(model, Transformer):
+        raise TypeError(f"model must be a Transformer, got {describe(model)}")
+    c = model.config
+    for field in dataclasses.fields(c):
+        value = getattr(c, field.name)
+        allowed = BROWSER_SETTINGS.get(field.name, ())
+        if field.name not in BROWSER_SETTINGS or (allowed is not None and value not in allowed):
+            raise ValueError(unsupported_setting(field.name, value))
+    for name, module in model.named_modules():
+        if isinstance(module, MultiHeadAttention):
+            f = module.attention
+            if f is not scaled_dot_product_attention:
+                known = "it computes scaled_dot_product_attention only"
+                raise ValueError(_refusal(f"{name}.attention", getattr(f, "__name__", f), known))
+        layout = getattr(module, "layout", "interleaved")  # a SinusoidalPositionalEncoding's
+        if layout != "interleaved":
+            raise ValueError(_refusal(f"{name}.layout", layout, "it computes 'interleaved' only"))
+    eps = {m.eps for m in model.modules() if isinstance(m, torch.nn.LayerNorm)}
+    if len(eps) != 1:
+        raise ValueError(
+            f"the model's LayerNorms have eps {sorted(eps)}: the browser forward pass "
+            "(viz/js/transformer.js) implements one eps for all of them"
+        )
 
 
 def _unique_tensors(model: Transformer) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
@@ -132,10 +203,10 @@ def pack(
     :func:`date_input_rule` describes one), or None; ``max_len``, ``beam_size``, ``alpha``:
     how the page decodes (at most ``max_len`` output tokens, default the model's; beam search
     ranks by log P(Y|X) / lp(Y), as :func:`~attnbook.decode.beam_search`).
-    ``dtype=float16`` halves the binary; a weight beyond float16's range is a ValueError.
+    ``dtype=float16`` halves the binary; a weight beyond float16's range is a ValueError, and
+    so is a model the page would compute otherwise than PyTorch (:func:`check_browser_model`).
     """
-    if not isinstance(model, Transformer):
-        raise TypeError(f"model must be a Transformer, got {describe(model)}")
+    check_browser_model(model)
     vocab = _check_vocab(model, vocab)
     dtype_name = _dtype_name(dtype)
     torch_dtype, np_dtype = DTYPES[dtype_name]
@@ -184,11 +255,11 @@ def pack(
         chunks.append(data)
         offset += len(data)
     weights = b"".join(chunks)
-    norm = next(m for m in model.modules() if isinstance(m, torch.nn.LayerNorm))
+    (eps,) = {m.eps for m in model.modules() if isinstance(m, torch.nn.LayerNorm)}
     manifest = {
         "format": FORMAT,
         "version": VERSION,
-        "config": {**dataclasses.asdict(c), "layer_norm_eps": norm.eps},
+        "config": {**dataclasses.asdict(c), "layer_norm_eps": eps},
         "vocab": {
             "itos": vocab.itos,
             "specials": len(SPECIALS),

@@ -3,8 +3,11 @@
 //
 // Embeddings × √d_model plus sinusoidal or learned positions (§3.4, §3.5); N encoder layers;
 // N decoder layers with causal self-attention and cross-attention over the encoder's output
-// (§3.2.3); post-LN (the paper's LayerNorm(x + Sublayer(x))) or pre-LN with a final LayerNorm
-// per stack; the output projection, shared with the embeddings when the config says so.
+// (§3.2.3), h heads of any d_k and d_v; post-LN (the paper's LayerNorm(x + Sublayer(x))) or
+// pre-LN with a final LayerNorm per stack; the output projection, shared with the embeddings
+// when the config says so. Nothing else: a manifest whose config asks for another setting (the
+// ablations residual=False and layer_norm=False, another positional encoding, a setting this
+// file does not know) is refused, with attnbook.web's message, rather than computed otherwise.
 // Greedy decoding and beam search run the decoder one token at a time with a key/value cache,
 // and return every attention map of every step. Beam search ranks hypotheses exactly as
 // attnbook.decode.beam_search does: log P(Y | X) / lp(Y), lp(Y) = ((5 + |Y|) / 6)^α.
@@ -86,9 +89,72 @@ export function sinusoidTable(maxLen, dModel) {
   return table;
 }
 
+// ------------------------------------------------------------------ the settings it computes
+
+/**
+ * What this file computes, per setting of the exported config (attnbook.model.TransformerConfig,
+ * plus the export's layer_norm_eps): null for any value, else the values it implements. The same
+ * table as attnbook.web.BROWSER_SETTINGS; a setting missing from a manifest takes its default.
+ */
+const SETTINGS = {
+  src_vocab: null,
+  tgt_vocab: null,
+  N: null,
+  d_model: null,
+  d_ff: null,
+  h: null,
+  dropout: null, // the identity at inference
+  max_len: null,
+  share_embeddings: null,
+  norm_first: null,
+  residual: [true],
+  layer_norm: [true],
+  positional: ["sinusoidal", "learned"],
+  pad_id: null,
+  d_k: null,
+  d_v: null,
+  layer_norm_eps: null,
+};
+
+/** A value as Python's repr writes it (True, None, 'text', 8), for messages worded as attnbook.web's. */
+function pyRepr(value) {
+  if (value === true || value === false) return value ? "True" : "False";
+  if (value === null || value === undefined) return "None";
+  if (typeof value === "string") return `'${value}'`;
+  return typeof value === "number" ? String(value) : JSON.stringify(value);
+}
+
+/** attnbook.web.unsupported_setting: why this file cannot run a model with name = value. */
+function unsupported(name, value) {
+  const allowed = Object.hasOwn(SETTINGS, name) ? SETTINGS[name] : null;
+  const known = allowed
+    ? `it computes ${name}=${allowed.map(pyRepr).join(" or ")} only`
+    : `it knows no setting '${name}'`;
+  return `${name}=${pyRepr(value)}: the browser forward pass (viz/js/transformer.js) does not implement it; ${known}`;
+}
+
+/**
+ * Throws an Error unless this file computes exactly the model of `config` (a manifest's): every
+ * setting known and within SETTINGS, d_k and d_v (default d_model / h) whole and positive.
+ */
+export function checkConfig(config) {
+  if (!config || typeof config !== "object") throw new Error("the manifest has no config");
+  for (const [name, value] of Object.entries(config)) {
+    const allowed = Object.hasOwn(SETTINGS, name) ? SETTINGS[name] : [];
+    if (allowed !== null && !allowed.includes(value)) throw new Error(unsupported(name, value));
+  }
+  for (const name of ["d_k", "d_v"]) {
+    const size = config[name] ?? config.d_model / config.h;
+    if (!Number.isInteger(size) || size < 1) {
+      throw new Error(`the manifest's ${name}=${pyRepr(config[name])} is not a whole number ≥ 1 (absent: d_model / h)`);
+    }
+  }
+}
+
 /**
  * The model of an attnbook.web export: `manifest` (the parsed JSON) and the weights binary.
- * Throws an Error saying what does not fit.
+ * Throws an Error saying what does not fit (checkConfig's message for a setting it does not
+ * implement).
  */
 export function loadModel(manifest, data) {
   if (!manifest || manifest.format !== "attnbook-web" || manifest.version !== 1) {
@@ -99,15 +165,28 @@ export function loadModel(manifest, data) {
     throw new Error(`the weights hold ${bytes.byteLength} bytes, the manifest says ${manifest.weights.bytes}`);
   }
   const c = manifest.config;
+  checkConfig(c);
+  const [d, h] = [c.d_model, c.h];
+  const [dk, dv] = [c.d_k ?? d / h, c.d_v ?? d / h];
   const tensors = readTensors(manifest, bytes);
-  const get = (name) => {
+  const get = (name, size) => {
     if (!tensors[name]) throw new Error(`the export has no tensor ${name}`);
+    if (tensors[name].length !== size) {
+      throw new Error(`tensor ${name} holds ${tensors[name].length} numbers; the config says ${size}`);
+    }
     return tensors[name];
   };
-  const dense = (p) => ({ W: get(`${p}.weight`), b: get(`${p}.bias`) }); // an nn.Linear
-  const attn = (p) => ({ Q: dense(`${p}.W_Q`), K: dense(`${p}.W_K`), V: dense(`${p}.W_V`), O: dense(`${p}.W_O`) });
-  const norm = (p) => ({ gain: get(`${p}.weight`), bias: get(`${p}.bias`) });
-  const ffn = (p) => ({ W1: dense(`${p}.W_1`), W2: dense(`${p}.W_2`) });
+  // an nn.Linear: W (n_out, n_in) and b (n_out)
+  const dense = (p, nIn, nOut) => ({ W: get(`${p}.weight`, nOut * nIn), b: get(`${p}.bias`, nOut) });
+  // W_Q, W_K: d_model → h·d_k; W_V: d_model → h·d_v; W_O: h·d_v → d_model (§3.2.2)
+  const attn = (p) => ({
+    Q: dense(`${p}.W_Q`, d, h * dk),
+    K: dense(`${p}.W_K`, d, h * dk),
+    V: dense(`${p}.W_V`, d, h * dv),
+    O: dense(`${p}.W_O`, h * dv, d),
+  });
+  const norm = (p) => ({ gain: get(`${p}.weight`, d), bias: get(`${p}.bias`, d) });
+  const ffn = (p) => ({ W1: dense(`${p}.W_1`, d, c.d_ff), W2: dense(`${p}.W_2`, c.d_ff, d) });
   const layers = (stack, cross) =>
     [...Array(c.N).keys()].map((i) => {
       const p = `${stack}.layers.${i}`;
@@ -127,9 +206,10 @@ export function loadModel(manifest, data) {
     manifest,
     config: c,
     N: c.N,
-    d: c.d_model,
-    h: c.h,
-    dk: c.d_model / c.h,
+    d,
+    h,
+    dk,
+    dv,
     dff: c.d_ff,
     V: c.tgt_vocab,
     eps: c.layer_norm_eps,
@@ -137,18 +217,18 @@ export function loadModel(manifest, data) {
     vocab,
     stoi,
     src: {
-      tokens: get("src_embed.tokens.weight"),
-      positions: learned ? get("src_embed.positions.embedding.weight") : table,
+      tokens: get("src_embed.tokens.weight", c.src_vocab * d),
+      positions: learned ? get("src_embed.positions.embedding.weight", c.max_len * d) : table,
     },
     tgt: {
-      tokens: get("tgt_embed.tokens.weight"),
-      positions: learned ? get("tgt_embed.positions.embedding.weight") : table,
+      tokens: get("tgt_embed.tokens.weight", c.tgt_vocab * d),
+      positions: learned ? get("tgt_embed.positions.embedding.weight", c.max_len * d) : table,
     },
     encoder: layers("encoder", false),
     decoder: layers("decoder", true),
     encoderNorm: c.norm_first ? norm("encoder.norm") : null,
     decoderNorm: c.norm_first ? norm("decoder.norm") : null,
-    generator: dense("generator"),
+    generator: dense("generator", d, c.tgt_vocab),
   };
 }
 
@@ -242,17 +322,19 @@ function embed(table, id, pos, d, y, yOff) {
 
 /**
  * softmax(q Kᵀ / √d_k) V for one query and one head — Eq. (1), §3.2.1 — over keys 0 … n − 1
- * with allowed[j] = 1 (the others get weight exactly 0; no allowed key: all zeros).
- * Writes the weights to w[wOff …] and the head's output to out[outOff …].
+ * with allowed[j] = 1 (the others get weight exactly 0; no allowed key: all zeros). q holds
+ * the h heads' queries side by side (h·d_k), K's rows h·d_k keys, V's rows h·d_v values.
+ * Writes the weights to w[wOff …] and the head's output (d_v) to out[outOff + head·d_v …].
  */
-function attendOne(q, qOff, K, V, n, d, dk, head, allowed, w, wOff, out, outOff) {
+function attendOne({ h, dk, dv }, q, qOff, K, V, n, head, allowed, w, wOff, out, outOff) {
   const scale = 1 / Math.sqrt(dk);
-  const h0 = head * dk;
+  const k0 = head * dk;
+  const v0 = head * dv;
   let max = -Infinity;
   for (let j = 0; j < n; j++) {
     if (!allowed[j]) continue;
     let s = 0;
-    for (let c = 0; c < dk; c++) s += q[qOff + h0 + c] * K[j * d + h0 + c];
+    for (let c = 0; c < dk; c++) s += q[qOff + k0 + c] * K[j * h * dk + k0 + c];
     s *= scale;
     w[wOff + j] = s;
     if (s > max) max = s;
@@ -263,13 +345,13 @@ function attendOne(q, qOff, K, V, n, d, dk, head, allowed, w, wOff, out, outOff)
     w[wOff + j] = e;
     sum += e;
   }
-  for (let c = 0; c < dk; c++) out[outOff + h0 + c] = 0;
+  for (let c = 0; c < dv; c++) out[outOff + v0 + c] = 0;
   if (sum === 0) return;
   for (let j = 0; j < n; j++) {
     const p = w[wOff + j] / sum;
     w[wOff + j] = p;
     if (p === 0) continue;
-    for (let c = 0; c < dk; c++) out[outOff + h0 + c] += p * V[j * d + h0 + c];
+    for (let c = 0; c < dv; c++) out[outOff + v0 + c] += p * V[j * h * dv + v0 + c];
   }
 }
 
@@ -303,18 +385,19 @@ function workspace(net, keys) {
   return {
     tmp: new Float32Array(d),
     sub: new Float32Array(d),
-    q: new Float32Array(d),
-    heads: new Float32Array(d),
+    q: new Float32Array(net.h * net.dk),
+    heads: new Float32Array(net.h * net.dv), // Concat(head_1, …, head_h)
     hidden: new Float32Array(net.dff),
     scores: new Float32Array(keys),
     logits: new Float32Array(net.V),
   };
 }
 
-/** Q, K or V of every row of X (n, d): one projection, n times. */
+/** Q, K or V of every row of X (n, d_model): one projection, n times; (n, h·d_k or h·d_v). */
 function project(net, { W, b }, X, n) {
-  const Y = new Float32Array(n * net.d);
-  for (let r = 0; r < n; r++) affine(W, b, X, r * net.d, net.d, Y, r * net.d, net.d);
+  const width = b.length;
+  const Y = new Float32Array(n * width);
+  for (let r = 0; r < n; r++) affine(W, b, X, r * net.d, net.d, Y, r * width, width);
   return Y;
 }
 
@@ -325,7 +408,7 @@ function project(net, { W, b }, X, n) {
  * cross-attention keys and values of every decoder layer, computed once}.
  */
 export function encode(net, src) {
-  const { d, h, dk } = net;
+  const { d, h, dk, dv } = net;
   const S = src.length;
   const pad = net.config.pad_id;
   const allowed = Uint8Array.from(src, (id) => (id === pad ? 0 : 1)); // the source's padding mask
@@ -342,8 +425,8 @@ export function encode(net, src) {
     const [Q, K, V] = [layer.self.Q, layer.self.K, layer.self.V].map((m) => project(net, m, input, S));
     for (let p = 0; p < S; p++) {
       for (let k = 0; k < h; k++)
-        attendOne(Q, p * d, K, V, S, d, dk, k, allowed, weights, (k * S + p) * S, ws.heads, 0);
-      affine(layer.self.O.W, layer.self.O.b, ws.heads, 0, d, ws.sub, 0, d);
+        attendOne(net, Q, p * h * dk, K, V, S, k, allowed, weights, (k * S + p) * S, ws.heads, 0);
+      affine(layer.self.O.W, layer.self.O.b, ws.heads, 0, h * dv, ws.sub, 0, d);
       if (net.preLN) for (let i = 0; i < d; i++) x[p * d + i] += ws.sub[i];
       else {
         for (let i = 0; i < d; i++) ws.tmp[i] = x[p * d + i] + ws.sub[i];
@@ -363,12 +446,11 @@ export function encode(net, src) {
   return { src: Array.from(src), memory: x, attention, crossK, crossV, allowed };
 }
 
-/** The decoder's key/value cache for up to `length` target positions. */
+/** The decoder's key/value cache for up to `length` target positions: (length, h·d_k or h·d_v). */
 function decoderCache(net, length) {
-  const size = length * net.d;
   return {
-    K: net.decoder.map(() => new Float32Array(size)),
-    V: net.decoder.map(() => new Float32Array(size)),
+    K: net.decoder.map(() => new Float32Array(length * net.h * net.dk)),
+    V: net.decoder.map(() => new Float32Array(length * net.h * net.dv)),
     allowed: new Uint8Array(length), // 0 where the target token is <pad>
   };
 }
@@ -376,8 +458,8 @@ function decoderCache(net, length) {
 /** Positions 0 … n − 1 of cache `from` into cache `to`. */
 function copyCache(net, from, to, n) {
   for (let l = 0; l < net.N; l++) {
-    to.K[l].set(from.K[l].subarray(0, n * net.d));
-    to.V[l].set(from.V[l].subarray(0, n * net.d));
+    to.K[l].set(from.K[l].subarray(0, n * net.h * net.dk));
+    to.V[l].set(from.V[l].subarray(0, n * net.h * net.dv));
   }
   to.allowed.set(from.allowed.subarray(0, n));
 }
@@ -388,7 +470,7 @@ function copyCache(net, from, to, n) {
  * logits in ws.logits and returns the step's attention: self (N, h, pos + 1) and cross (N, h, S).
  */
 function decoderStep(net, enc, ws, cache, token, pos) {
-  const { d, h, dk, N } = net;
+  const { d, h, dk, dv, N } = net;
   const S = enc.src.length;
   const pad = net.config.pad_id;
   const x = ws.x;
@@ -401,22 +483,22 @@ function decoderStep(net, enc, ws, cache, token, pos) {
     // masked self-attention (§3.2.3): this position's key and value join the cache
     residual(net, layer.norms[0], x, 0, ws.tmp, ws.sub, (v, off, out) => {
       const { Q, K, V, O } = layer.self;
-      affine(Q.W, Q.b, v, off, d, ws.q, 0, d);
-      affine(K.W, K.b, v, off, d, cache.K[l], pos * d, d);
-      affine(V.W, V.b, v, off, d, cache.V[l], pos * d, d);
+      affine(Q.W, Q.b, v, off, d, ws.q, 0, h * dk);
+      affine(K.W, K.b, v, off, d, cache.K[l], pos * h * dk, h * dk);
+      affine(V.W, V.b, v, off, d, cache.V[l], pos * h * dv, h * dv);
       for (let k = 0; k < h; k++) {
-        attendOne(ws.q, 0, cache.K[l], cache.V[l], n, d, dk, k, cache.allowed, self, (l * h + k) * n, ws.heads, 0);
+        attendOne(net, ws.q, 0, cache.K[l], cache.V[l], n, k, cache.allowed, self, (l * h + k) * n, ws.heads, 0);
       }
-      affine(O.W, O.b, ws.heads, 0, d, out, 0, d);
+      affine(O.W, O.b, ws.heads, 0, h * dv, out, 0, d);
     });
     // cross-attention: queries from the decoder, keys and values from the encoder
     residual(net, layer.norms[1], x, 0, ws.tmp, ws.sub, (v, off, out) => {
       const { Q, O } = layer.cross;
-      affine(Q.W, Q.b, v, off, d, ws.q, 0, d);
+      affine(Q.W, Q.b, v, off, d, ws.q, 0, h * dk);
       for (let k = 0; k < h; k++) {
-        attendOne(ws.q, 0, enc.crossK[l], enc.crossV[l], S, d, dk, k, enc.allowed, cross, (l * h + k) * S, ws.heads, 0);
+        attendOne(net, ws.q, 0, enc.crossK[l], enc.crossV[l], S, k, enc.allowed, cross, (l * h + k) * S, ws.heads, 0);
       }
-      affine(O.W, O.b, ws.heads, 0, d, out, 0, d);
+      affine(O.W, O.b, ws.heads, 0, h * dv, out, 0, d);
     });
     residual(net, layer.norms[2], x, 0, ws.tmp, ws.sub, (v, off, out) =>
       feedForward(net, layer.ffn, v, off, ws.hidden, out, 0),
