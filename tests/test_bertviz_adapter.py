@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 import torch
 
-from attnbook.viz import head_view, model_view
+from attnbook.viz import bertviz_adapter, head_view, model_view
+from attnbook.viz.bertviz_adapter import BERTVIZ_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 VENDOR = ROOT / "site" / "static" / "attnbook-vendor"
@@ -156,6 +158,85 @@ def test_cross_attention_summary_uses_decoder_queries_and_encoder_keys():
 def test_token_count_must_match_the_weights():
     with pytest.raises(ValueError, match="3 query and 3 key tokens"):
         head_view(_layers(T=4), list("abc"))
+
+
+def test_every_patch_applies_exactly_once_to_the_pinned_bertviz(monkeypatch):
+    """Each part of bertviz's output the adapter patches, replayed patch by patch: every
+    patch's text is found exactly once, and the adapter returns the text so patched."""
+    assert version("bertviz") == BERTVIZ_VERSION
+    calls = []  # (text, patches, part, what _apply returned)
+    apply = bertviz_adapter._apply
+
+    def recording_apply(text, patches, part):
+        patched = apply(text, patches, part)
+        calls.append((text, list(patches), part, patched))
+        return patched
+
+    monkeypatch.setattr(bertviz_adapter, "_apply", recording_apply)
+    two_types = {
+        "encoder_attention": _layers(L=2, h=2, T=3),
+        "cross_attention": [torch.full((1, 2, 2, 3), 1 / 3)] * 2,
+        "encoder_tokens": list("abc"),
+        "decoder_tokens": list("xy"),
+    }
+    head_view(_layers(L=1), list("abcd"))  # one attention type, one layer
+    head_view(**two_types)
+    model_view(_layers(L=1), list("abcd"))
+    model_view(**two_types)
+
+    applied = {}  # part -> names of the patches applied to it
+    for text, patches, part, patched in calls:
+        for name, old, new in patches:
+            assert text.count(old) == 1, f"{name!r} found {text.count(old)} times in {part}"
+            text = text.replace(old, new)
+            applied.setdefault(part, set()).add(name)
+        assert patched == text, part
+    script = {"libraries configured by the loader", "params not repeated in a comment"}
+    markup = {
+        "require.js loaded by the loader",
+        "attention picker labelled",
+        "attention picker's label closed",
+    }
+    assert applied == {
+        "head_view.js": script | {name for name, _, _ in bertviz_adapter.HEAD_VIEW_PATCHES},
+        "model_view.js": script | {name for name, _, _ in bertviz_adapter.MODEL_VIEW_PATCHES},
+        "head_view.py's HTML": markup | {"layer picker labelled"},
+        "model_view.py's HTML": markup,
+    }
+
+
+@pytest.mark.parametrize("found", [0, 2])
+def test_a_patch_whose_text_is_not_found_once_raises_naming_it(monkeypatch, found):
+    """A bertviz whose head_view.js has lost (or doubled) the line a patch removes: the
+    view raises, naming the patch, the file, and the installed and expected versions."""
+    import bertviz
+
+    console = '    console.log("d3 version", d3.version)'
+    bertviz_head_view = bertviz.head_view
+
+    def changed_head_view(**kwargs):
+        out = bertviz_head_view(**kwargs)
+        assert out.data.count(console) == 1
+        out.data = out.data.replace(console, console * found)
+        return out
+
+    monkeypatch.setattr(bertviz, "head_view", changed_head_view)
+    monkeypatch.setattr(bertviz_adapter, "version", lambda name: "1.5.0")
+    with pytest.raises(RuntimeError) as raised:
+        head_view(_layers(), list("abcd"))
+    assert isinstance(raised.value, bertviz_adapter.BertvizPatchError)
+    message = str(raised.value)
+    assert "bertviz patch 'no console output' does not apply to head_view.js: " in message
+    assert f"found {found} times, not once" in message
+    assert f"bertviz 1.5.0 is installed; the patches are for bertviz {BERTVIZ_VERSION}" in message
+
+
+def test_bertviz_pinned_exactly_to_the_version_the_patches_are_for():
+    """The package's dependency (pyproject.toml) and the build's (requirements.txt)."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.findall(r'^\s*"(bertviz\b[^"]*)"', pyproject, re.M) == [f"bertviz=={BERTVIZ_VERSION}"]
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    assert re.findall(r"^bertviz\b.*$", requirements, re.M) == [f"bertviz=={BERTVIZ_VERSION}"]
 
 
 # A page like the site's: the libraries from its own folder, none from a CDN.

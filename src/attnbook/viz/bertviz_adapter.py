@@ -23,6 +23,10 @@ when the layer changes. The HTML returned here:
   opacities, without restyling, laying out or repainting any line.
 
 Weights are rounded to 3 decimals, which keeps the saved page small.
+
+These changes are patches to the text of bertviz's output, written for one bertviz
+(``BERTVIZ_VERSION``, the version pyproject.toml pins): a patch whose text is not found
+exactly once raises ``BertvizPatchError``, naming it, rather than being skipped.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import html
 import json
 import re
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 
 import torch
 from IPython.display import HTML
@@ -55,13 +60,31 @@ HEAD_COLOURS = (
 )
 DECIMALS = 3
 
-_REQUIRE_TAG = re.compile(r'<script src="[^"]*require\.min\.js"></script>')
-_REQUIRE_CONFIG = re.compile(r"require\.config\(\{\s*paths:\s*\{[^}]*\}\s*\}\);")
-# bertviz fills its params into a comment too ("// HACK: PYTHON_PARAMS is a template
-# marker..."), which doubles the page weight of every view
-_PARAMS_COMMENT = re.compile(
-    r"// HACK: .*? is a template marker that is replaced by actual params\."
+# The bertviz whose text the patches below replace (pinned in pyproject.toml)
+BERTVIZ_VERSION = "1.4.1"
+
+# Patches are (name, exact text, replacement), applied in turn to one part of bertviz's
+# output; each text must be found exactly once (_apply), never skipped.
+# bertviz's own require.js and require.config (CDN libraries): the loader chooses them
+_REQUIRE_TAG = ("require.js loaded by the loader", f'<script src="{_CDN_REQUIRE}"></script>', "")
+_REQUIRE_CONFIG = (
+    "libraries configured by the loader",
+    """require.config({
+  paths: {
+      d3: 'https://cdnjs.cloudflare.com/ajax/libs/d3/5.7.0/d3.min',
+    jquery: 'https://cdnjs.cloudflare.com/ajax/libs/jquery/2.0.0/jquery.min',
+  }
+});""",
+    "",
 )
+# bertviz fills its params into this comment too (as into "const params = PYTHON_PARAMS;"),
+# which doubles the page weight of every view
+_PARAMS_COMMENT = "// HACK: PYTHON_PARAMS is a template marker that is replaced by actual params."
+
+
+class BertvizPatchError(RuntimeError):
+    """A patch's text is not in bertviz's output exactly once: the installed bertviz is not
+    the version the patches were written for (``BERTVIZ_VERSION``)."""
 
 
 def _draw_others_when_idle(indent: str, render: str) -> str:
@@ -82,9 +105,7 @@ def _draw_others_when_idle(indent: str, render: str) -> str:
     return "\n".join(indent + line for line in block.splitlines())
 
 
-# Changes to bertviz 1.4's view scripts: (name, exact text, replacement). A change whose
-# text is not found is skipped (another bertviz version still draws, unpatched);
-# tests check that every change applies to the pinned version.
+# Patches to the view scripts (head_view.js, model_view.js, their params filled in)
 HEAD_VIEW_PATCHES = (
     (
         "opacities set per head, not looked up per line",
@@ -492,21 +513,65 @@ def _as_layers(attention: Sequence[torch.Tensor] | torch.Tensor, name: str) -> l
     return out
 
 
-def _patch(script: str, patches: tuple) -> tuple[str, list[str]]:
-    """Apply each patch found exactly once; return the script and the patches applied."""
-    applied = []
+def _installed_bertviz() -> str:
+    try:
+        return version("bertviz")
+    except PackageNotFoundError:
+        return "(version unknown)"
+
+
+def _apply(text: str, patches: Sequence[tuple[str, str, str]], part: str) -> str:
+    """``text``, the part of bertviz's output named ``part``, with each patch (name, exact
+    text, replacement) applied in turn; raises BertvizPatchError unless each patch's text
+    is found exactly once."""
     for name, old, new in patches:
-        if script.count(old) == 1:
-            script = script.replace(old, new)
-            applied.append(name)
-    return script, applied
+        found = text.count(old)
+        if found != 1:
+            raise BertvizPatchError(
+                f"bertviz patch {name!r} does not apply to {part}: its text is found {found} "
+                f"times, not once. bertviz {_installed_bertviz()} is installed; the patches "
+                f"are for bertviz {BERTVIZ_VERSION} (pip install bertviz=={BERTVIZ_VERSION})."
+            )
+        text = text.replace(old, new)
+    return text
 
 
-def _params(raw: str) -> dict:
-    """The parameters bertviz draws from (``const params = {…};`` in its script): the
-    weights and tokens of each attention type after its own filtering and prettifying."""
+def _markup_patches(view: str, n_types: int, n_layers: int) -> list[tuple[str, str, str]]:
+    """Patches to bertviz's HTML before its script, for the pickers it has: a layer picker
+    (head view), an attention picker (more than one attention type)."""
+    patches = [_REQUIRE_TAG]
+    if view == "head":
+        hidden = " hidden" if n_layers == 1 else ""
+        patches.append(
+            (
+                "layer picker labelled",
+                'Layer: <select id="layer"></select>',
+                f'<label{hidden}>Layer <select id="layer"></select></label>',
+            )
+        )
+    if n_types > 1:
+        patches += [
+            (
+                "attention picker labelled",
+                'Attention: <select id="filter">',
+                '<label>Attention <select id="filter">',
+            ),
+            (
+                "attention picker's label closed",
+                "</select>\n            </span>",
+                "</select></label>\n            </span>",
+            ),
+        ]
+    return patches
+
+
+def _params(raw: str) -> tuple[str, dict]:
+    """The parameters bertviz draws from (``const params = {…};`` in its script), as it
+    wrote them and parsed: the weights and tokens of each attention type after its own
+    filtering and prettifying."""
     start = raw.index("const params = ") + len("const params = ")
-    return json.JSONDecoder().raw_decode(raw, start)[0]
+    params, end = json.JSONDecoder().raw_decode(raw, start)
+    return raw[start:end], params
 
 
 def _heads_sentence(w: torch.Tensor, k_tokens: list[str], heads: Sequence) -> str:
@@ -597,22 +662,17 @@ def _legend(view: str, n_heads: int, n_layers: int) -> str:
 
 def _wrap(raw: str, view: str, patches) -> HTML:
     """Rewrite bertviz's HTML: site libraries, theme, fit, labels, legend, summaries."""
-    params = _params(raw)
-    raw = _REQUIRE_TAG.sub("", raw, count=1)
-    start = raw.index('<script type="text/javascript">') + len('<script type="text/javascript">')
-    end = raw.rindex("</script>")
-    body = _PARAMS_COMMENT.sub("", _REQUIRE_CONFIG.sub("", raw[start:end], count=1), count=1)
-    body, _ = _patch(body, patches)
+    params_json, params = _params(raw)
+    tag = '<script type="text/javascript">'
+    start, end = raw.index(tag), raw.rindex("</script>")
+    n_types, n_layers = len(params["attention"]), len(params["attention"][0]["attn"])
+    n_heads = len(params["attention"][0]["attn"][0])
+    markup_patches = _markup_patches(view, n_types, n_layers)
+    markup = _apply(raw[:start], markup_patches, f"{view}_view.py's HTML")
+    params_comment = _PARAMS_COMMENT.replace("PYTHON_PARAMS", params_json)
+    script_patches = (_REQUIRE_CONFIG, ("params not repeated in a comment", params_comment, ""))
+    body = _apply(raw[start + len(tag) : end], (*script_patches, *patches), f"{view}_view.js")
     vis_id = re.search(r'id="(bertviz-[0-9a-f]+)"', raw)[1]
-    markup = raw[: start - len('<script type="text/javascript">')]
-    n_layers, n_heads = len(params["attention"][0]["attn"]), len(params["attention"][0]["attn"][0])
-    layer_hidden = " hidden" if n_layers == 1 else ""
-    markup = markup.replace(
-        'Layer: <select id="layer"></select>',
-        f'<label{layer_hidden}>Layer <select id="layer"></select></label>',
-    ).replace('Attention: <select id="filter">', '<label>Attention <select id="filter">')
-    end_filter = "</select>\n            </span>"
-    markup = markup.replace(end_filter, "</select></label>\n            </span>")
     loader = _LOADER % {
         "id": vis_id,
         "d3": _CDN_D3,
