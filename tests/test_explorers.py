@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from test_explorers_cases import CASES, attention_inputs
+from explorer_cases import CASES, attention_inputs
 
 from attnbook.attention import MultiHeadAttention, scaled_dot_product_attention
 from attnbook.compress import dequantize_per_channel, quantize_per_channel

@@ -1,6 +1,6 @@
 """Every explorer in headless Chromium, with no book build.
 
-Each explorer is built in Python (``test_explorers_cases``), and a tiny page imports its
+Each explorer is built in Python (``explorer_cases``), and a tiny page imports its
 bundled ``_esm`` with its ``_css`` and a minimal model (get, set, on, off, save_changes:
 what the site's renderer and anywidget provide). At 1280 px, at 390 px (a phone) and in
 dark mode the page must: render; redraw on every slider (mouse and ArrowRight) and picker;
@@ -14,18 +14,13 @@ per explorer its slowest control's median redraw time and its text alternative
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import statistics
-import threading
 from pathlib import Path
 
 import pytest
-from test_explorers_cases import CASES
-from test_site import CHROMIUM
-from test_site import QUIET_FLAGS as FLAGS
+from explorer_cases import CASES
 
 MODES = {  # viewport width, theme
     "wide": (1280, "light"),
@@ -132,13 +127,8 @@ LAYOUT_PROBLEMS = """() => {
 }"""
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def harness(tmp_path_factory, serve):
     """The pages, one per explorer, served on 127.0.0.1."""
     folder = tmp_path_factory.mktemp("explorers")
     for name, make in CASES.items():
@@ -150,23 +140,7 @@ def site(tmp_path_factory):
             attr = ' data-theme="dark"' if theme == "dark" else ""
             html = PAGE.format(name=name, css=widget._css, theme=attr)
             (folder / f"{name}-{theme}.html").write_text(html, encoding="utf-8")
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder))
-    )
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("needs Debian's chromium (`make browser` installs it)")
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield b
-        b.close()
+    return serve(folder)
 
 
 @pytest.fixture(scope="module")
@@ -179,13 +153,13 @@ def timings():
         (Path(SHOTS) / "redraw_ms.json").write_text(report, encoding="utf-8")
 
 
-def _open(browser, site: str, name: str, mode: str):
+def _open(browser, harness: str, name: str, mode: str):
     width, theme = MODES[mode]
     page = browser.new_page(viewport={"width": width, "height": 900})
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-    page.goto(f"{site}/{name}-{theme}.html")
+    page.goto(f"{harness}/{name}-{theme}.html")
     page.wait_for_function("window.rendered === true", timeout=10_000)
     return page, errors
 
@@ -204,8 +178,8 @@ def _slowest(slowest: dict, page, index: int, values: list[str]) -> dict:
 
 @pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("name", list(CASES))
-def test_explorer_in_the_browser(browser, site, timings, name, mode):
-    page, errors = _open(browser, site, name, mode)
+def test_explorer_in_the_browser(browser, harness, timings, name, mode):
+    page, errors = _open(browser, harness, name, mode)
     try:
         root = page.locator(".attnbook-explorer")
         assert root.count() == 1 and root.locator("svg").count() == 1
@@ -288,9 +262,9 @@ def test_explorer_in_the_browser(browser, site, timings, name, mode):
         page.close()
 
 
-def test_explorers_follow_the_theme(browser, site):
+def test_explorers_follow_the_theme(browser, harness):
     """The book's toggle (data-theme on <html>), JupyterLab's (<body>), the system setting."""
-    page, errors = _open(browser, site, "pe_heatmap", "wide")
+    page, errors = _open(browser, harness, "pe_heatmap", "wide")
     try:
         root = page.locator(".attnbook-explorer")
         light = _drawing(page)[0]
@@ -318,9 +292,9 @@ def test_explorers_follow_the_theme(browser, site):
         ("cross_attention", "head", 2, 2, "3"),  # option 3: head 3 (index 2)
     ],
 )
-def test_explorers_follow_their_traits(browser, site, name, trait, value, control, shown):
+def test_explorers_follow_their_traits(browser, harness, name, trait, value, control, shown):
     """A change made on the Python side (the kernel) moves the control and redraws."""
-    page, errors = _open(browser, site, name, "wide")
+    page, errors = _open(browser, harness, name, "wide")
     try:
         before = _drawing(page)
         saved = page.evaluate("window.saved")

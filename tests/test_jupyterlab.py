@@ -1,22 +1,27 @@
-"""The generated chapter notebooks in a real JupyterLab, driven in headless Chromium.
+"""The notebooks in a real JupyterLab, driven in headless Chromium.
 
 A JupyterLab server (the one pinned in requirements.txt) starts on 127.0.0.1 with no
 token, with its configuration, data, runtime and settings folders in a temporary
-directory (no user settings leak in) and a root folder holding copies of the notebooks
-`make book` generated in `_build/colab/`. Every chapter with explorers is opened, run with
-Run > Run All Cells until every cell has run, and then each explorer must
+directory (no user settings leak in) and a root folder holding a gallery notebook and
+copies of the chapter notebooks `make book` generated in `_build/colab/`.
 
-- render (`.attnbook-explorer svg`), as many as the chapter shows on the site;
+The gallery holds one cell per explorer class (every one ``attnbook.viz`` exports, the
+translator included), built as ``explorer_cases`` builds them. It is run with Run > Run All
+Cells, and then each explorer must
+
+- render (`.attnbook-explorer svg`);
 - redraw when the mouse moves each of its sliders;
 - redraw when ArrowRight is pressed on a focused slider, without moving the notebook's
   active cell;
 - keep its cell when D D (JupyterLab's "delete cell") is pressed on a focused slider;
 - choose the next option when ArrowDown is pressed on a focused picker, and redraw,
-  without moving the notebook's active cell.
+  without moving the notebook's active cell;
+- the translator: translate what is typed into it, as the Python model does.
 
-Rendered Markdown must hold no MyST syntax and no MathJax error. The server, its kernels
-and the browser are stopped at the end. Set ATTNBOOK_SCREENSHOTS=<folder> to save a
-screenshot of each chapter. Run after `make book`.
+Each generated chapter is opened without running it (the build and the Colab check run the
+chapters): its rendered Markdown must hold no MyST syntax and no MathJax error. The server,
+its kernels and the browser are stopped at the end. Set ATTNBOOK_SCREENSHOTS=<folder> to
+save a screenshot of the gallery and of each chapter. Run after `make book`.
 """
 
 from __future__ import annotations
@@ -34,23 +39,17 @@ import time
 import urllib.request
 from pathlib import Path
 
+import nbformat
 import pytest
+from explorer_cases import CASES
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from attnbook import viz
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "_build" / "colab"
-SITE = ROOT / "_build" / "html"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-QUIET_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-RUN_TIMEOUT_S = 900  # one chapter, Run All to the last cell, on a busy 2-core machine
+pytestmark = pytest.mark.build
+RUN_TIMEOUT_S = 300  # the gallery, Run All to the last cell, on a busy 2-core machine
 SETTINGS = {
     # every cell in the page, so that cells and explorers can be counted
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
@@ -62,24 +61,8 @@ SETTINGS = {
 }
 IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
 MYST_LEFTOVERS = re.compile(r"\{(glue|cite|ref|doc|numref|eq|term)[:}]|:::\{|```\{")
-
-
-def explorer_count(name: str) -> int:
-    """How many explorers the chapter's page on the site shows (its widget views of one)."""
-    page = (SITE / "notebooks" / name).with_suffix(".html")
-    if not page.exists():
-        return 0
-    scripts = re.findall(
-        r'<script type="application/vnd\.jupyter\.widget-(state|view)\+json">(.*?)</script>',
-        page.read_text(encoding="utf-8"),
-        re.S,
-    )
-    models = {}
-    for kind, body in scripts:
-        if kind == "state":
-            models.update(json.loads(body)["state"])
-    views = [json.loads(body)["model_id"] for kind, body in scripts if kind == "view"]
-    return sum("attnbook-explorer" in str(models.get(v, {}).get("state", {})) for v in views)
+GALLERY = "gallery.ipynb"
+TRANSLATOR_TEXTS = ["29 November 1850", "Nov 3, 1999", "1 January 2000"]
 
 
 def _chapters() -> list[str]:
@@ -88,7 +71,19 @@ def _chapters() -> list[str]:
     return sorted(p.name for p in GENERATED.glob("*.ipynb"))
 
 
-CHAPTERS = [name for name in _chapters() if explorer_count(name)]
+CHAPTERS = _chapters()
+
+
+def gallery() -> nbformat.NotebookNode:
+    """One cell per explorer: the cases of ``explorer_cases``, then the date translator."""
+    nb = nbformat.v4.new_notebook()
+    setup = f"import sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+    setup += "from explorer_cases import CASES\nfrom attnbook.viz import TranslatorExplorer"
+    nb.cells = [nbformat.v4.new_code_cell(setup)]
+    nb.cells += [nbformat.v4.new_code_cell(f"CASES[{name!r}]()") for name in CASES]
+    nb.cells.append(nbformat.v4.new_code_cell("TranslatorExplorer.for_date_model()"))
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    return nb
 
 
 def _free_port() -> int:
@@ -97,7 +92,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def lab(tmp_path_factory):
     """A JupyterLab server on 127.0.0.1 serving copies of the generated notebooks."""
     if not CHAPTERS:
@@ -107,6 +102,7 @@ def lab(tmp_path_factory):
     root.mkdir()
     for name in CHAPTERS:
         shutil.copyfile(GENERATED / name, root / name)
+    nbformat.write(gallery(), root / GALLERY)
     settings = tmp / "settings"
     for rel, value in SETTINGS.items():
         path = settings / rel
@@ -179,18 +175,6 @@ def _stop(server: subprocess.Popen) -> None:
         os.killpg(server.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("chromium is not installed: `make browser` installs Debian's package")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=QUIET_FLAGS)
-        yield b
-        b.close()
 
 
 RUN_STATE = """() => {
@@ -326,61 +310,115 @@ def _check_picker(page, explorer, picker, tried: dict) -> list[str]:
     return problems
 
 
-TRIED = {"mouse": 0, "ArrowRight": 0, "ArrowDown": 0, "D D": 0, "explorers": 0}
-
-
-@pytest.mark.parametrize("name", CHAPTERS)
-def test_chapter_in_jupyterlab(lab, browser, name):
+def _open(browser, lab: str, name: str):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    # ?reset: a fresh workspace, so no notebook opened before reopens beside this one
+    page.goto(f"{lab}/lab/tree/{name}?reset", wait_until="load")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    page.wait_for_selector(IDLE, timeout=120_000)
+    return page, errors
+
+
+def _screenshot(page, name: str) -> None:
+    shots = os.environ.get("ATTNBOOK_SCREENSHOTS")
+    if shots:
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(shots) / f"{Path(name).stem}.png"), full_page=False)
+
+
+def _check_translator(page, explorer) -> list[str]:
+    """Typed dates translate as the Python model translates them."""
+    from attnbook.data import DATE_VOCAB
+    from attnbook.decode import translate
+    from attnbook.recipes import load_date_model
+
+    box = explorer.locator('input[name="source"]')
+    explorer.locator("svg").first.wait_for(timeout=30_000)
+    shown = []
+    for text in TRANSLATOR_TEXTS:
+        box.fill("")
+        box.press_sequentially(text)
+        shown.append(explorer.locator('output[name="translation"]').text_content())
+    expected = translate(load_date_model(), TRANSLATOR_TEXTS, DATE_VOCAB)
+    return [] if shown == expected else [f"translator showed {shown}, Python {expected}"]
+
+
+def test_every_explorer_in_the_gallery_covers_every_class():
+    """The gallery shows an instance of every explorer class ``attnbook.viz`` exports."""
+    classes = {
+        getattr(viz, n)
+        for n in viz.__all__
+        if isinstance(getattr(viz, n), type) and issubclass(getattr(viz, n), viz.Explorer)
+    }
+    classes.discard(viz.Explorer)
+    classes.discard(viz.TranslatorExplorer)  # the gallery's last cell
+    made = [make() for make in CASES.values()]
+    missing = {c.__name__ for c in classes if not any(isinstance(w, c) for w in made)}
+    assert classes and not missing, f"not in the gallery: {sorted(missing)}"
+
+
+def test_explorers_in_jupyterlab(lab, browser):
+    """Run All on the gallery; every explorer renders, answers the mouse and the keys, and
+    keeps the notebook's own shortcuts from firing."""
+    tried = {"mouse": 0, "ArrowRight": 0, "ArrowDown": 0, "D D": 0, "explorers": 0}
+    page, errors = _open(browser, lab, GALLERY)
     try:
-        # ?reset: a fresh workspace, so no earlier chapter reopens beside this one
-        page.goto(f"{lab}/lab/tree/{name}?reset", wait_until="load")
-        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-        page.wait_for_selector(IDLE, timeout=120_000)
-        markdown = "\n".join(page.locator(".jp-MarkdownOutput").all_inner_texts())
-        leftovers = sorted(set(m.group(0) for m in MYST_LEFTOVERS.finditer(markdown)))
-        assert not leftovers, f"MyST syntax shown as text: {leftovers}"
         _run_all(page)
-        expected = explorer_count(name)
+        expected = len(CASES) + 1
         page.wait_for_function(
-            f"document.querySelectorAll('.attnbook-explorer svg').length > 0 && "
             f"document.querySelectorAll('.attnbook-explorer').length >= {expected}",
             timeout=60_000,
         )
         explorers = page.locator(".attnbook-explorer").all()
-        assert len(explorers) == expected, f"{len(explorers)} explorers rendered, {expected} built"
+        assert len(explorers) == expected, f"{len(explorers)} explorers rendered, {expected} run"
         problems = []
         for i, explorer in enumerate(explorers):
-            assert explorer.locator("svg").count() > 0, f"explorer {i} drew no svg"
-            TRIED["explorers"] += 1
+            explorer.scroll_into_view_if_needed()
+            if "attnbook-translator" in (explorer.get_attribute("class") or ""):
+                problems += [f"translator: {p}" for p in _check_translator(page, explorer)]
+            explorer.locator("svg").first.wait_for(timeout=30_000)
+            tried["explorers"] += 1
             for slider in explorer.locator("input[type=range]").all():
                 try:
-                    found = _check_slider(page, explorer, slider, TRIED)
+                    found = _check_slider(page, explorer, slider, tried)
                 except AssertionError as deleted:  # the explorers after it have moved
                     pytest.fail("\n".join([*problems, f"explorer {i}: {deleted}"]))
                 problems += [f"explorer {i}: {p}" for p in found]
             for picker in explorer.locator("select").all():
-                found = _check_picker(page, explorer, picker, TRIED)
+                found = _check_picker(page, explorer, picker, tried)
                 problems += [f"explorer {i}: {p}" for p in found]
-        assert page.locator("mjx-merror").count() == 0, "MathJax reported a TeX error"
-        shots = os.environ.get("ATTNBOOK_SCREENSHOTS")
-        if shots:
-            Path(shots).mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(Path(shots) / f"{Path(name).stem}.png"), full_page=False)
+        _screenshot(page, GALLERY)
         assert not problems, "\n".join(problems)
+        assert tried["mouse"] and tried["ArrowDown"], f"nothing to try: {tried}"
         assert errors == [], f"page errors: {errors}"
     finally:
-        print(f"{name}: tried so far {TRIED}", flush=True)
-        with contextlib.suppress(Exception):  # free the kernel's memory for the next chapter
+        print(f"gallery: tried {tried}", flush=True)
+        with contextlib.suppress(Exception):  # free the kernel's memory
             page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
         page.close()
 
 
-def test_every_chapter_with_explorers_is_checked():
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_chapter_opens_in_jupyterlab(lab, browser, name):
+    """The generated chapter, opened (not run): its Markdown rendered, no MyST left, no
+    MathJax error, no page error."""
+    page, errors = _open(browser, lab, name)
+    try:
+        page.wait_for_selector(".jp-MarkdownOutput", timeout=60_000)
+        markdown = "\n".join(page.locator(".jp-MarkdownOutput").all_inner_texts())
+        assert len(markdown) > 1000, "the chapter's Markdown did not render"
+        leftovers = sorted(set(m.group(0) for m in MYST_LEFTOVERS.finditer(markdown)))
+        assert not leftovers, f"MyST syntax shown as text: {leftovers}"
+        page.wait_for_timeout(500)  # MathJax typesets after the cells render
+        assert page.locator("mjx-merror").count() == 0, "MathJax reported a TeX error"
+        _screenshot(page, name)
+        assert errors == [], f"page errors: {errors}"
+    finally:
+        page.close()
+
+
+def test_every_chapter_is_opened():
     sources = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
-    with_explorers = [n for n in sources if "Explorer(" in (ROOT / "notebooks" / n).read_text()]
-    assert with_explorers and set(with_explorers) <= set(CHAPTERS), (
-        f"chapters with explorers not checked: {sorted(set(with_explorers) - set(CHAPTERS))}"
-    )
+    assert sources and CHAPTERS == sources, f"generated {CHAPTERS}, chapters {sources}"

@@ -11,28 +11,14 @@ without explorers loads no widget code. Run after `make book` (``make test`` doe
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
-import shutil
-import threading
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
+from browser import SITE, TEXT_ALTERNATIVES_JS, TOO_WIDE_JS, PageVisit
 
 ROOT = Path(__file__).resolve().parent.parent
-SITE = Path(os.environ.get("ATTNBOOK_SITE", ROOT / "_build" / "html"))
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-QUIET_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+pytestmark = pytest.mark.build
 
 
 def _pages() -> list[str]:
@@ -49,72 +35,9 @@ def _pages() -> list[str]:
 PAGES = _pages()
 
 
-@pytest.fixture(scope="module")
-def server():
-    if not PAGES:
-        pytest.fail("no built site in _build/html: run `make book` first")
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:  # keep pytest's output readable
-        pass
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("chromium is not installed: `make browser` installs Debian's package")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=QUIET_FLAGS)
-        yield b
-        b.close()
-
-
-class PageVisit:
-    """One page load with its console errors and network traffic recorded."""
-
-    def __init__(self, browser, base: str, path: str, width: int = 1280) -> None:
-        self.host = urlparse(base).netloc
-        self.errors: list[str] = []
-        self.failed: list[str] = []
-        self.foreign: list[str] = []
-        self.scripts: list[str] = []
-        self.page = browser.new_page(viewport={"width": width, "height": 900})
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
-        self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
-        self.page.on("response", self._response)
-        self.page.on("request", self._request)
-        self.page.goto(f"{base}/{path}", wait_until="load")
-        self.page.wait_for_load_state("networkidle")
-
-    def _console(self, msg) -> None:
-        if msg.type in ("error", "warning"):
-            self.errors.append(f"{msg.type}: {msg.text}")
-
-    def _request(self, request) -> None:
-        if request.resource_type == "script":
-            self.scripts.append(request.url)
-        url = urlparse(request.url)
-        if url.scheme in ("http", "https", "ws", "wss") and url.netloc != self.host:
-            self.foreign.append(request.url)
-
-    def _response(self, response) -> None:
-        if response.status >= 400:
-            self.failed.append(f"{response.url} (HTTP {response.status})")
-
-
 @pytest.mark.parametrize("path", PAGES)
-def test_page_loads_cleanly(server, browser, path):
-    visit = PageVisit(browser, server, path)
+def test_page_loads_cleanly(site, browser, path):
+    visit = PageVisit(browser, site, path)
     page = visit.page
     try:
         html = page.content()
@@ -156,123 +79,26 @@ def _check_icons(page) -> None:
     assert missing == [], f"icons not drawn: {missing}"
 
 
-# Elements wider than the screen, unless inside a box that scrolls sideways (code blocks,
-# tables, bertviz's model view): clipped content counts as too wide, as it is cut off.
-# Visually hidden text for screen readers (clipped to 1 px) is left out.
-_TOO_WIDE_JS = r"""
-() => {
-  const vw = document.documentElement.clientWidth;
-  const inScrollBox = (el) => {
-    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
-      const x = getComputedStyle(a).overflowX;
-      if ((x === "auto" || x === "scroll") && a.getBoundingClientRect().right <= vw + 1) {
-        return true;
-      }
-    }
-    return false;
-  };
-  const clipped = (el) => {
-    for (let a = el; a && a !== document.body; a = a.parentElement) {
-      const c = getComputedStyle(a);
-      if (c.clip !== "auto" || (c.clipPath !== "none" && c.position === "absolute")) return true;
-    }
-    return false;
-  };
-  const name = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "")
-    + [...el.classList].map((c) => "." + c).join("");
-  const wide = [];
-  for (const el of document.body.querySelectorAll("*")) {
-    if (wide.some((w) => w.contains(el))) continue;
-    const r = el.getBoundingClientRect();
-    if (r.width === 0 || r.height === 0 || (r.right <= vw + 1 && r.left >= -1)) continue;
-    const s = getComputedStyle(el);
-    if (s.visibility === "hidden" || s.position === "fixed") continue;
-    if (el.closest("[hidden], dialog:not([open])") || clipped(el) || inScrollBox(el)) continue;
-    wide.push(el);
-  }
-  return {
-    scrollWidth: document.documentElement.scrollWidth,
-    clientWidth: vw,
-    wide: wide.map((el) => `${name(el)} (in ${name(el.parentElement)}, `
-      + `${Math.round(el.getBoundingClientRect().width)} px)`),
-  };
-}
-"""
-
-
 @pytest.mark.parametrize("path", PAGES)
-def test_page_fits_a_phone(server, browser, path):
-    """At 390 px no element is wider than the screen and the page does not scroll sideways."""
-    visit = PageVisit(browser, server, path, width=390)
-    page = visit.page
-    try:
-        _wait_for_drawings(page)
-        result = page.evaluate(_TOO_WIDE_JS)
-        assert result["wide"] == [], f"wider than a 390 px screen: {result['wide']}"
-        assert result["scrollWidth"] <= result["clientWidth"], (
-            f"the page scrolls sideways: {result['scrollWidth']} px wide at 390 px"
-        )
-    finally:
-        page.close()
-
-
-# An alt text that is a file name or path, or a hash, says nothing about the image.
-_TEXT_ALTERNATIVES_JS = r"""
-() => {
-  const isFileName = (alt) => /\.(png|jpe?g|gif|svg|webp|avif)$/i.test(alt)
-    || /(^|\/)_(images|static)\//.test(alt) || /^[0-9a-f]{32,}$/i.test(alt);
-  const textOf = (ids) => ids.split(/\s+/)
-    .map((id) => document.getElementById(id)?.textContent.trim() || "").join(" ").trim();
-  const named = (el) => {
-    if (!el) return false;
-    if ((el.getAttribute("aria-label") || "").trim()) return true;
-    for (const attr of ["aria-labelledby", "aria-describedby"]) {
-      const ids = el.getAttribute(attr);
-      if (ids && textOf(ids)) return true;
-    }
-    const title = el.tagName.toLowerCase() === "svg" && el.querySelector(":scope > title");
-    return Boolean(title && title.textContent.trim());
-  };
-  const where = (el) => el.closest("section[id], [id]")?.id || "";
-  const images = [];
-  for (const img of document.querySelectorAll("img")) {
-    if (img.closest("[hidden], template")) continue;
-    const alt = img.getAttribute("alt");
-    const src = img.getAttribute("src") || "";
-    const inArticle = Boolean(img.closest("article"));
-    if (alt === null || (inArticle && !alt.trim()) || isFileName(alt.trim()) || alt === src) {
-      images.push(`<img src="${src.split("/").pop()}" alt="${alt}"> in #${where(img)}`);
-    }
-  }
-  const drawings = [];
-  const selector = ".attnbook-explorer svg, .attnbook-explorer canvas, div[id^='bertviz-'] svg";
-  for (const d of document.querySelectorAll(selector)) {
-    if (d.parentElement.closest("svg")) continue;  // a drawing inside a drawing
-    const root = d.closest(".attnbook-explorer, .attnbook-bertviz");
-    if (!named(d) && !named(root)) {
-      drawings.push(`${d.tagName.toLowerCase()} in .${root ? [...root.classList].join(".") : "?"}`
-        + ` in #${where(d)}`);
-    }
-  }
-  return { images, drawings };
-}
-"""
-
-
-@pytest.mark.parametrize("path", PAGES)
-def test_images_and_drawings_have_text_alternatives(server, browser, path):
-    """Every image has a meaningful alt text; every explorer or bertviz drawing a name.
+def test_page_on_a_phone(site, browser, path):
+    """At 390 px no element is wider than the screen and the page does not scroll sideways;
+    every image has a meaningful alt text and every explorer or bertviz drawing a name.
 
     A drawing is named by its own ``aria-label``, ``aria-labelledby``,
     ``aria-describedby`` or SVG ``<title>``, or by the same on its explorer's root
     (``.attnbook-explorer``) or bertviz frame (``.attnbook-bertviz``). Images in the
     article need a non-empty alt; theme images outside it may be decorative (``alt=""``).
     """
-    visit = PageVisit(browser, server, path)
+    visit = PageVisit(browser, site, path, width=390)
     page = visit.page
     try:
         _wait_for_drawings(page)
-        result = page.evaluate(_TEXT_ALTERNATIVES_JS)
+        result = page.evaluate(TOO_WIDE_JS)
+        assert result["wide"] == [], f"wider than a 390 px screen: {result['wide']}"
+        assert result["scrollWidth"] <= result["clientWidth"], (
+            f"the page scrolls sideways: {result['scrollWidth']} px wide at 390 px"
+        )
+        result = page.evaluate(TEXT_ALTERNATIVES_JS)
         assert result["images"] == [], f"images without a meaningful alt: {result['images']}"
         assert result["drawings"] == [], (
             f"drawings without a text alternative: {result['drawings']}"

@@ -20,20 +20,16 @@ checked the same way; otherwise that test is skipped.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import re
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from test_site import CHROMIUM, SITE
-from test_site import QUIET_FLAGS as FLAGS
+from browser import SITE
 
 from attnbook import web
 from attnbook.data import DATE_VOCAB, MAX_DATE_LEN, held_out_dates
@@ -122,20 +118,8 @@ TYPE_AND_READ = """([text]) => {
 }"""
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
-def _serve(folder: Path):
-    handler = functools.partial(_Quiet, directory=str(folder))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
-
-
 @pytest.fixture(scope="module")
-def harness(tmp_path_factory):
+def harness(tmp_path_factory, serve):
     from attnbook.viz import TranslatorExplorer
 
     folder = tmp_path_factory.mktemp("translator")
@@ -164,20 +148,7 @@ def harness(tmp_path_factory):
     script = attnbook_models.placeholder_script("_static/attnbook-models/translator.js", 444)
     click = HEAD.format(theme="", meta=META) + CLICK_PAGE.format(script=script)
     (folder / "landing-click.html").write_text(click, encoding="utf-8")
-    httpd, url = _serve(folder)
-    yield url
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("needs Debian's chromium (`make browser` installs it)")
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield b
-        b.close()
+    return serve(folder)
 
 
 @pytest.fixture(scope="module")
@@ -613,7 +584,7 @@ sphinx:
 
 
 @pytest.fixture(scope="module")
-def small_book(tmp_path_factory):
+def small_book(tmp_path_factory, serve):
     """A two-page book built like the site: a notebook showing ``for_date_model()`` (executed
     by the build, its widget state saved) and a Markdown page with a placeholder."""
     import nbformat
@@ -646,9 +617,7 @@ def small_book(tmp_path_factory):
     )  # fmt: skip
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     site = book / "_build" / "html"
-    httpd, url = _serve(site)
-    yield site, url
-    httpd.shutdown()
+    return site, serve(site)
 
 
 @pytest.mark.parametrize("page", ["chapter.html", "intro.html"])
@@ -698,42 +667,38 @@ def _built_pages() -> list[str]:
     )
 
 
-def test_built_site_pages_with_the_translator(browser, python_model):
+@pytest.mark.build
+def test_built_site_pages_with_the_translator(browser, site, python_model):
     from attnbook.decode import translate
 
     pages = _built_pages()
-    if not pages:
-        pytest.skip("no built site with the translator (run `make book` after placing it)")
-    httpd, url = _serve(SITE)
+    assert pages, "no page of the built site carries the translator"
     texts = dates(10, seed=35)
     expected = translate(python_model, texts, DATE_VOCAB)
-    try:
-        for path in pages:
-            html = (SITE / path).read_text(encoding="utf-8")
-            # the weights are fetched from the site, never inlined in the page's widget state
-            assert not re.search(r'"path":\s*\["weights"\]', html), f"{path}: weights inlined"
-            visit = Visit(browser, f"{url}/{path}")
-            try:
-                # every page waits for the reader to ask for the model: its button names the
-                # download, and nothing of the model's weights is fetched before it is pressed
-                load = visit.page.locator("button.attnbook-translator-load").first
-                load.wait_for()
-                assert re.fullmatch(r"Run the model in this page \(\d+ KB\)", load.text_content())
-                visit.page.wait_for_load_state("networkidle")
-                assert not [u for u in visit.requests if u.endswith("/weights.bin")], path
-                load.click()
-                visit.ready()
-                root = visit.page.locator(".attnbook-explorer.attnbook-translator").first
-                shown = []
-                for text in texts:
-                    root.locator(SOURCE).fill("")
-                    root.locator(SOURCE).press_sequentially(text)
-                    shown.append(root.locator(OUTPUT).text_content())
-                assert shown == expected, path
-                weights = [u for u in visit.requests if u.endswith("/weights.bin")]
-                assert len(weights) == 1, (path, weights)
-                assert visit.foreign() == [] and visit.errors == [], path
-            finally:
-                visit.close()
-    finally:
-        httpd.shutdown()
+    for path in pages:
+        html = (SITE / path).read_text(encoding="utf-8")
+        # the weights are fetched from the site, never inlined in the page's widget state
+        assert not re.search(r'"path":\s*\["weights"\]', html), f"{path}: weights inlined"
+        visit = Visit(browser, f"{site}/{path}")
+        try:
+            # every page waits for the reader to ask for the model: its button names the
+            # download, and nothing of the model's weights is fetched before it is pressed
+            load = visit.page.locator("button.attnbook-translator-load").first
+            load.wait_for()
+            assert re.fullmatch(r"Run the model in this page \(\d+ KB\)", load.text_content())
+            visit.page.wait_for_load_state("networkidle")
+            assert not [u for u in visit.requests if u.endswith("/weights.bin")], path
+            load.click()
+            visit.ready()
+            root = visit.page.locator(".attnbook-explorer.attnbook-translator").first
+            shown = []
+            for text in texts:
+                root.locator(SOURCE).fill("")
+                root.locator(SOURCE).press_sequentially(text)
+                shown.append(root.locator(OUTPUT).text_content())
+            assert shown == expected, path
+            weights = [u for u in visit.requests if u.endswith("/weights.bin")]
+            assert len(weights) == 1, (path, weights)
+            assert visit.foreign() == [] and visit.errors == [], path
+        finally:
+            visit.close()
