@@ -19,10 +19,13 @@ BIN := $(VENV)/bin
 VENDOR := site/static/attnbook-vendor
 
 # TQDM_DISABLE: no progress bars on the built pages (readers running a chapter keep theirs).
+# ATTNBOOK_FIGURE_VARIANTS: every figure also drawn for the dark theme and for phones
+# (attnbook.viz.variants; a reader's notebook draws each figure once).
+BUILD_ENV := TQDM_DISABLE=1 ATTNBOOK_FIGURE_VARIANTS=1
 book: venv assets fonts
 	$(call stamp,start)
 	$(BIN)/python site/make_cards.py
-	TQDM_DISABLE=1 $(BIN)/jupyter-book build . -W -n --keep-going
+	$(BUILD_ENV) $(BIN)/jupyter-book build . -W -n --keep-going
 	$(BIN)/python site/notebooks_for_colab.py
 	$(call stamp,end)
 	@echo
@@ -138,7 +141,7 @@ $(COLAB_WHEELS)/.downloaded: site/colab-runtime.txt pyproject.toml requirements-
 
 # build_times.py builds the book itself; page_weight.py measures the built site in Chromium.
 benchmark: venv assets browser
-	$(BIN)/python benchmarks/build_times.py
+	$(BUILD_ENV) $(BIN)/python benchmarks/build_times.py
 	$(BIN)/python benchmarks/page_weight.py
 
 # After changing repository.url or branch in _config.yml: rewrite each chapter's Colab cell.

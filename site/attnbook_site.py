@@ -7,7 +7,9 @@
   static renderer ``_static/attnbook/widgets.js`` (set as ``nb_ipywidgets_js``).
 - **Figures:** load lazily; a figure without alt text gets its cell's caption
   (``mystnb.figure.caption``), else the title ``attnbook.viz.style`` stores in the
-  PNG, instead of the image's file name.
+  PNG, instead of the image's file name. A figure the build drew for every screen
+  (``attnbook.viz.variants``: light and dark, wide and narrow, as one HTML output) has
+  its drawings written to ``_images/`` as files, so a page fetches only the one it shows.
 - **Icons and search:** the theme's Font Awesome script is replaced by the CSS masks
   of ``attnbook-vendor/icons.css`` (see ``site/copy_assets.py`` and the template
   ``site/templates/static/webpack-macros.html``), and the theme stylesheet's icon-font
@@ -26,6 +28,9 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import html
 import json
 import posixpath
 import re
@@ -165,6 +170,45 @@ def _figures(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             image["alt"] = alt
 
 
+_DATA_PNG = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
+_ALT = re.compile(r'alt="[^"]*"')
+
+
+def _figure_variants(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Each drawing of a figure drawn for every screen becomes a file of ``_images/``,
+    named by its content, and the figure's caption (if any) its alt text."""
+    if app.builder.format != "html":
+        return
+    images = Path(app.outdir, "_images")
+    here = posixpath.dirname(docname)
+    for raw in list(doctree.findall(nodes.raw)):
+        text = raw.astext()
+        if 'class="attnbook-figure"' not in text:
+            continue
+
+        def to_file(match: re.Match) -> str:
+            data = base64.b64decode(match.group(1))
+            name = f"attnbook-{hashlib.sha1(data).hexdigest()[:20]}.png"
+            images.mkdir(parents=True, exist_ok=True)
+            if not (images / name).exists():
+                (images / name).write_bytes(data)
+            return posixpath.relpath(f"_images/{name}", here or ".")
+
+        text = _DATA_PNG.sub(to_file, text)
+        figure = next((a for a in _ancestors(raw) if isinstance(a, nodes.figure)), None)
+        caption = next(iter(figure.findall(nodes.caption)), None) if figure else None
+        if caption is not None and caption.astext().strip():
+            alt = html.escape(caption.astext().strip(), quote=True)
+            text = _ALT.sub(lambda _, alt=alt: f'alt="{alt}"', text)
+        raw.replace_self(nodes.raw("", text, format="html"))
+
+
+def _ancestors(node: nodes.Node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
 # ---------------------------------------------------------------- theme CSS
 
 # pydata-sphinx-theme's stylesheet carries Font Awesome's code point for each of its
@@ -230,6 +274,7 @@ def setup(app: Sphinx) -> dict:
     app.add_css_file("attnbook/site.css")
     app.connect("doctree-resolved", _prune_widget_outputs)
     app.connect("doctree-resolved", _figures)
+    app.connect("doctree-resolved", _figure_variants)
     # after myst-nb has added each page's widget scripts
     app.connect("html-page-context", _page_context, priority=900)
     app.connect("build-finished", _slim_theme_css)

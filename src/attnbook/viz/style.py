@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import io
+import os
 import re
 from typing import Any
 
@@ -114,13 +115,20 @@ def figure_title(fig) -> str:
 
 
 def png_bytes(
-    fig, *, scale: float = 2.0, colors: int | None = 256, max_width: int = 1600
+    fig,
+    *,
+    scale: float = 2.0,
+    colors: int | None = 256,
+    max_width: int = 1600,
+    bbox_inches: Any = None,
 ) -> tuple[bytes, int, int]:
     """``fig`` as PNG bytes with ``scale`` pixels per displayed pixel, and its display size.
 
     The PNG is at most ``max_width`` pixels wide (twice a laptop column: a wider
     figure is shown scaled down to the column anyway). Returns ``(png, width,
     height)``; width and height are in CSS pixels (``figure.dpi`` pixels per inch).
+    ``bbox_inches``: the part of the figure to draw (default: ``savefig.bbox``, the book's
+    "tight"); a figure drawn again in other colours reuses the first drawing's box.
     """
     from PIL import Image, PngImagePlugin
 
@@ -128,7 +136,8 @@ def png_bytes(
     width_in = fig.get_figwidth()
     dpi = min(fig.dpi * scale, max_width / width_in)
     raw = io.BytesIO()
-    fig.savefig(raw, format="png", dpi=dpi, facecolor=fig.get_facecolor())
+    extra = {} if bbox_inches is None else {"bbox_inches": bbox_inches}
+    fig.savefig(raw, format="png", dpi=dpi, facecolor=fig.get_facecolor(), **extra)
     image = Image.open(raw)
     image.load()
     info = PngImagePlugin.PngInfo()
@@ -143,19 +152,33 @@ def png_bytes(
         method = Image.Quantize.MEDIANCUT if image.mode == "RGB" else Image.Quantize.FASTOCTREE
         image = image.quantize(colors, method=method, dither=Image.Dither.NONE)
     out = io.BytesIO()
-    image.save(out, format="png", optimize=True, pnginfo=info)
+    image.save(out, format="png", compress_level=9, pnginfo=info)
     shown = fig.dpi / dpi  # CSS pixels per PNG pixel
     return out.getvalue(), round(image.width * shown), round(image.height * shown)
 
 
+#: Set (to anything but "" or "0") by the book's build: figures are also drawn for the
+#: dark theme and for phones (see :mod:`attnbook.viz.variants`). A reader's notebook,
+#: without it, draws each figure once.
+VARIANTS_ENV = "ATTNBOOK_FIGURE_VARIANTS"
+
+
 def use_book_style(
-    *, dpi: float = 100, scale: float = 2.0, colors: int | None = 256, max_width: int = 1600
+    *,
+    dpi: float = 100,
+    scale: float = 2.0,
+    colors: int | None = 256,
+    max_width: int = 1600,
+    variants: bool | None = None,
 ) -> None:
     """Apply the book's figure style to matplotlib and, in IPython, to how figures show.
 
     ``dpi``: CSS pixels per inch on the page; ``scale``: PNG pixels per CSS pixel (at
     most ``max_width`` PNG pixels in all); ``colors``: palette size of the stored PNG
-    (``None`` keeps full colour). Call it once, before drawing (it closes open figures).
+    (``None`` keeps full colour). ``variants``: also draw each figure for a dark page and
+    for a phone's column, shown as HTML that picks the right drawing (default: when
+    ``$ATTNBOOK_FIGURE_VARIANTS`` is set, as the book's build sets it). Call it once,
+    before drawing (it closes open figures).
     """
     import matplotlib as mpl
     from matplotlib.figure import Figure
@@ -186,16 +209,41 @@ def use_book_style(
 
     plt.switch_backend(mpl.get_backend())
 
+    if variants is None:
+        variants = os.environ.get(VARIANTS_ENV, "") not in ("", "0")
+    drawn: dict[int, tuple[bytes, int, int]] = {}  # the light drawing, from HTML to PNG
+
     def _png(fig: Figure) -> tuple[str, dict] | None:
         if not fig.axes and not fig.lines:
             return None  # an empty figure shows nothing, like IPython's own formatter
-        data, width, height = png_bytes(fig, **options)
+        data, width, height = drawn.pop(id(fig), None) or png_bytes(fig, **options)
         return base64.b64encode(data).decode("ascii"), {"width": width, "height": height}
+
+    def _html(fig: Figure) -> str | None:
+        from attnbook.viz.variants import figure_html
+        from attnbook.viz.variants import variants as draw_variants
+
+        if not fig.axes and not fig.lines:
+            return None
+        box = fig.get_tightbbox(fig.canvas.get_renderer())
+        box = box.padded(mpl.rcParams["savefig.pad_inches"])
+
+        def render(f: Figure, same_box: bool) -> tuple[bytes, int, int]:
+            return png_bytes(f, **options, bbox_inches=box if same_box else None)
+
+        drawings = draw_variants(fig, render)
+        light = drawings["light"]
+        drawn[id(fig)] = (light.png, light.width, light.height)
+        return figure_html(drawings, figure_title(fig))
 
     formatters = shell.display_formatter.formatters
     for mime in ("image/svg+xml", "image/jpeg", "application/pdf"):
         formatters[mime].pop(Figure, None)
     formatters["image/png"].for_type(Figure, _png)
+    if variants:
+        formatters["text/html"].for_type(Figure, _html)
+    else:
+        formatters["text/html"].pop(Figure, None)
 
 
 def _check_png_options(scale: float, colors: int | None, max_width: int) -> None:

@@ -1,0 +1,132 @@
+"""attnbook.viz.variants: one figure drawn for a dark page and for a phone, left as it was."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from attnbook.viz import plot_attention, style, variants  # noqa: E402
+
+
+def _two_panels():
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), dpi=100)
+    x = np.linspace(0, 6, 50)
+    axes[0].plot(x, np.sin(x), label="sin")
+    axes[0].plot(x, np.cos(x), "k--", label="cos")
+    axes[0].axvspan(1, 2, color="#ffe8cc")
+    axes[0].legend()
+    axes[0].set(title="lines", xlabel="x")
+    w = np.random.default_rng(0).dirichlet(np.ones(5), size=5)
+    plot_attention(w, list("abcde"), list("vwxyz"), ax=axes[1])
+    fig.tight_layout()
+    return fig
+
+
+def _render(fig, same_box=True):
+    return style.png_bytes(fig, scale=1, colors=None)
+
+
+def _luminance(png: bytes) -> np.ndarray:
+    rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=float) / 255
+    return rgb @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def test_four_drawings_and_the_figure_left_as_drawn():
+    fig = _two_panels()
+    before = _render(fig)[0]
+    positions = [ax.get_position().bounds for ax in fig.axes]
+    drawings = variants.variants(fig, _render)
+    assert set(drawings) == {"light", "dark", "narrow-light", "narrow-dark"}
+    assert drawings["light"].png == before
+    assert _render(fig)[0] == before, "the figure changed"
+    after = [ax.get_position().bounds for ax in fig.axes]
+    assert np.allclose(after, positions), (after, positions)
+    assert tuple(fig.get_size_inches()) == (8, 3.4)
+    plt.close(fig)
+
+
+def test_dark_drawing_is_dark_and_keeps_its_data():
+    fig = _two_panels()
+    drawings = variants.variants(fig, _render)
+    light, dark = _luminance(drawings["light"].png), _luminance(drawings["dark"].png)
+    assert light.mean() > 0.75 and dark.mean() < 0.3, (light.mean(), dark.mean())
+    # the background is the dark page's own colour, so no box shows on the page
+    corner = Image.open(io.BytesIO(drawings["dark"].png)).convert("RGB").getpixel((1, 1))
+    assert corner == tuple(int(variants.DARK_BACKGROUND[i : i + 2], 16) for i in (1, 3, 5))
+    assert (drawings["dark"].width, drawings["dark"].height) == (
+        drawings["light"].width,
+        drawings["light"].height,
+    )
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("rgba", "expected"),
+    [
+        ((1, 1, 1, 1), "background"),
+        ((0, 0, 0, 1), "ink"),
+        ((0.0, 0.447, 0.698, 1), "lifted"),  # Okabe-Ito blue: stays blue, lighter
+        ((1.0, 0.91, 0.8, 1), "tint"),  # a pale band: a dark tint
+    ],
+)
+def test_dark_colours(rgba, expected):
+    import colorsys
+
+    out = variants.dark_rgba(rgba)
+    h0, l0, _ = colorsys.rgb_to_hls(*rgba[:3])
+    h1, l1, _ = colorsys.rgb_to_hls(*out[:3])
+    if expected == "background":
+        assert out[:3] == pytest.approx(variants._hex_rgb(variants.DARK_BACKGROUND))
+    elif expected == "ink":
+        assert out[:3] == pytest.approx(variants._hex_rgb(variants.DARK_INK))
+    elif expected == "lifted":
+        assert l1 > l0 and h1 == pytest.approx(h0, abs=0.01)
+    else:
+        assert l1 < 0.3 and h1 == pytest.approx(h0, abs=0.01)
+    assert out[3] == rgba[3]
+
+
+def test_colour_maps_through_white_are_mirrored_and_others_kept():
+    blues = plt.get_cmap("Blues")
+    dark = variants.dark_colormap(blues)
+    assert dark is not blues
+    lightness = [np.mean(dark(x)[:3]) for x in (0.0, 0.5, 0.99)]
+    assert lightness[0] < lightness[1] < lightness[2]  # high values now stand out on the dark
+    viridis = plt.get_cmap("viridis")
+    assert variants.dark_colormap(viridis) is viridis
+
+
+def test_narrow_drawing_stacks_the_panels_at_a_phones_width():
+    fig = _two_panels()
+    drawings = variants.variants(fig, _render)
+    narrow, wide = drawings["narrow-light"], drawings["light"]
+    assert narrow.width <= variants.NARROW_WIDTH_IN * 100 + 1
+    assert narrow.height > narrow.width > 0.8 * variants.NARROW_WIDTH_IN * 100  # stacked
+    assert wide.width > 1.8 * narrow.width
+    plt.close(fig)
+
+
+def test_a_narrow_figure_is_not_drawn_again_for_phones():
+    fig, ax = plt.subplots(figsize=(3.5, 3), dpi=100)
+    ax.plot([0, 1])
+    assert set(variants.variants(fig, _render)) == {"light", "dark"}
+    plt.close(fig)
+
+
+def test_html_shows_the_light_drawing_without_the_sites_styles():
+    fig = _two_panels()
+    markup = variants.figure_html(variants.variants(fig, _render), 'lines & "heat"')
+    light, dark = markup.split('<a class="attnbook-figure-dark')
+    assert 'style="display: none"' not in light and 'style="display: none"' in dark
+    assert markup.count("<source") == 2 and "(max-width: 599px)" in markup
+    assert 'alt="lines &amp; &quot;heat&quot;"' in markup
+    assert markup.count("data:image/png;base64,") == 6  # 4 drawings, the wide two linked
+    plt.close(fig)
