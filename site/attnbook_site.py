@@ -21,6 +21,11 @@
 - Names the folder of the site's self-hosted browser libraries in a
   ``<meta name="attnbook-vendor">`` tag, so bertviz views (see
   ``attnbook.viz.bertviz_adapter``) load require.js, d3 and jQuery from the site.
+- **Core path and going further:** a section labelled ``(further-…)=``, a code cell tagged
+  ``further`` and a dropdown admonition (a collapsed aside) get the class
+  ``attnbook-further``; each chapter's header then states how long its core path and its
+  optional parts take to read (``site/reading_time.py``), and so do the landing page's
+  cards (``<span class="attnbook-card-time" data-chapter="…">``).
 - Drops repeated ``<script>`` entries: sphinx-thebe (and sphinx-togglebutton)
   register their inline config scripts twice, which the browser reports as a
   redeclared ``const``.
@@ -209,6 +214,69 @@ def _ancestors(node: nodes.Node):
         yield node
 
 
+# ---------------------------------------------------------------- core path and further
+
+FURTHER = "attnbook-further"
+
+
+def _mark_further(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Optional parts get the class the reading time and the styles look for."""
+    for section in doctree.findall(nodes.section):
+        if any(i.startswith("further-") for i in section["ids"]):
+            section["classes"].append(FURTHER)
+    for node in doctree.findall(nodes.Element):
+        classes = node.get("classes", [])
+        if "tag_further" in classes or (
+            isinstance(node, nodes.Admonition) and "dropdown" in classes
+        ):
+            classes.append(FURTHER)
+
+
+_H1_END = re.compile(r"(<h1[^>]*>.*?</h1>)", re.S)
+_CARD_TIME = re.compile(
+    r'<span class="attnbook-card-time" data-chapter="([^"]+)">[^<]*</span>', re.S
+)
+
+
+def reading_time_text(core: int, further: int) -> str:
+    text = f"Core path {core} min"
+    return text + (f" · going further {further} min" if further else "")
+
+
+def _reading_times(app: Sphinx, exception: Exception | None) -> None:
+    """Each chapter's reading time under its title, and on the landing page's cards."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from reading_time import reading_time  # site/, as this extension
+
+    out = Path(app.outdir)
+    times = {}
+    for docname in sorted(app.env.found_docs):
+        if not docname.startswith("notebooks/"):
+            continue
+        page = out / f"{docname}.html"
+        if not page.is_file():
+            continue
+        html_text = page.read_text(encoding="utf-8")
+        t = reading_time(html_text)
+        times[docname.split("/", 1)[1]] = text = reading_time_text(
+            t.core_minutes, t.further_minutes
+        )
+        line = f'<p class="attnbook-reading-time">{html.escape(text)}</p>'
+        page.write_text(_H1_END.sub(lambda m, s=line: m.group(1) + s, html_text, count=1), "utf-8")
+    for page in out.glob("**/*.html"):
+        html_text = page.read_text(encoding="utf-8")
+        if "attnbook-card-time" in html_text:
+            filled = _CARD_TIME.sub(
+                lambda m: (
+                    f'<span class="attnbook-card-time" data-chapter="{m.group(1)}">'
+                    f"{html.escape(times.get(m.group(1), ''))}</span>"
+                ),
+                html_text,
+            )
+            page.write_text(filled, encoding="utf-8")
+
+
 # ---------------------------------------------------------------- theme CSS
 
 # pydata-sphinx-theme's stylesheet carries Font Awesome's code point for each of its
@@ -275,7 +343,9 @@ def setup(app: Sphinx) -> dict:
     app.connect("doctree-resolved", _prune_widget_outputs)
     app.connect("doctree-resolved", _figures)
     app.connect("doctree-resolved", _figure_variants)
+    app.connect("doctree-resolved", _mark_further)
     # after myst-nb has added each page's widget scripts
     app.connect("html-page-context", _page_context, priority=900)
     app.connect("build-finished", _slim_theme_css)
+    app.connect("build-finished", _reading_times)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -3,15 +3,14 @@
 For every chapter in `_toc.yml`, in the sidebar's order: a small version of the
 chapter's key figure, computed here from `attnbook` with its axes named so that it reads
 at a glance (book/images/cards/<chapter>.png), and a card with the chapter's own title
-(the notebook's first heading, the title the sidebar shows), a one-line summary and the
-reading time counted from the chapter's prose. The cards go to book/images/cards/cards.md,
-which book/intro.md includes.
+(the notebook's first heading, the title the sidebar shows), a one-line summary and a
+place for the reading time, which the build fills in from the built page (core path and
+going further). The cards go to book/images/cards/cards.md, which book/intro.md includes.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 
@@ -31,7 +30,6 @@ from attnbook.viz.style import png_bytes  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "book" / "images" / "cards"
-WORDS_PER_MINUTE = 200  # prose and code read with care; the explorers take longer
 
 
 def _no_ticks(ax) -> None:
@@ -246,16 +244,13 @@ def chapters() -> list[str]:
     return re.findall(r"file:\s*notebooks/(\S+)", toc)
 
 
-def title_and_minutes(name: str) -> tuple[str, int]:
-    """The notebook's first heading (the sidebar's title) and its reading time in minutes."""
+def chapter_title(name: str) -> str:
+    """The notebook's first heading (the sidebar's title)."""
     cells = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
-    text = ["".join(c["source"]) for c in cells if c["cell_type"] in ("markdown", "code")]
     markdown = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
-    title = next(
+    return next(
         line[2:].strip() for m in markdown for line in m.splitlines() if line.startswith("# ")
     )
-    words = sum(len(t.split()) for t in text)
-    return title, max(5, 5 * math.ceil(words / WORDS_PER_MINUTE / 5))
 
 
 def card_grid(names: list[str]) -> str:
@@ -265,7 +260,7 @@ def card_grid(names: list[str]) -> str:
         raise SystemExit(f"site/make_cards.py: no card for chapter(s) {missing}; add them to CARDS")
     cards = ["::::{grid} 1 2 2 3", ":gutter: 3", ""]
     for number, name in enumerate(names, start=1):
-        title, minutes = title_and_minutes(name)
+        title = chapter_title(name)
         figure_title, _, summary = CARDS[name]
         cards += [
             f":::{{grid-item-card}} {number}. {title}",
@@ -276,7 +271,8 @@ def card_grid(names: list[str]) -> str:
             "",
             summary,
             "",
-            f"*About {minutes} minutes to read.*",
+            # the build writes the chapter's reading time here (site/attnbook_site.py)
+            f'<span class="attnbook-card-time" data-chapter="{name}">reading time</span>',
             ":::",
             "",
         ]
