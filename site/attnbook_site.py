@@ -39,6 +39,7 @@ import html
 import json
 import posixpath
 import re
+import shutil
 from pathlib import Path
 
 from docutils import nodes
@@ -277,6 +278,42 @@ def _reading_times(app: Sphinx, exception: Exception | None) -> None:
             page.write_text(filled, encoding="utf-8")
 
 
+# ---------------------------------------------------------------- the landing page's cards
+
+_CARD_IMG = re.compile(
+    r'<img ([^>]*)class="sd-card-img-top"([^>]*)src="([^"]*_images/)([^"/]+)\.png"'
+)
+CARDS = Path(__file__).resolve().parent.parent / "book" / "images" / "cards"
+CARD_WIDTH, CARD_HEIGHT = 320, 200  # site/make_cards.py: 3.2 × 2.0 in at 100 px an inch
+
+
+def _dark_cards(app: Sphinx, exception: Exception | None) -> None:
+    """Each card's picture also in the dark theme's colours (``site/make_cards.py`` draws
+    ``<chapter>_dark.png``), shown in its place when the page is dark."""
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    for page in out.glob("**/*.html"):
+        text = page.read_text(encoding="utf-8")
+        if "sd-card-img-top" not in text:
+            continue
+
+        def both(m: re.Match) -> str:
+            before, after, folder, name = m.groups()
+            dark = CARDS / f"{name}_dark.png"
+            if not dark.is_file():
+                return m.group(0)
+            shutil.copyfile(dark, out / "_images" / dark.name)
+            size = f'width="{CARD_WIDTH}" height="{CARD_HEIGHT}" '  # as drawn, in CSS px
+            return (
+                f'<img {before}class="sd-card-img-top only-dark dark-light"{after}{size}'
+                f'src="{folder}{name}_dark.png" /><img {before}'
+                f'class="sd-card-img-top only-light"{after}{size}src="{folder}{name}.png"'
+            )
+
+        page.write_text(_CARD_IMG.sub(both, text), encoding="utf-8")
+
+
 # ---------------------------------------------------------------- theme CSS
 
 # pydata-sphinx-theme's stylesheet carries Font Awesome's code point for each of its
@@ -340,6 +377,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("config-inited", _config_inited)
     app.add_css_file("attnbook-vendor/icons.css")
     app.add_css_file("attnbook/site.css")
+    app.add_js_file("attnbook/page.js", defer="defer")
     app.connect("doctree-resolved", _prune_widget_outputs)
     app.connect("doctree-resolved", _figures)
     app.connect("doctree-resolved", _figure_variants)
@@ -348,4 +386,5 @@ def setup(app: Sphinx) -> dict:
     app.connect("html-page-context", _page_context, priority=900)
     app.connect("build-finished", _slim_theme_css)
     app.connect("build-finished", _reading_times)
+    app.connect("build-finished", _dark_cards)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -27,6 +27,7 @@ from attnbook.positional import sinusoidal_encoding  # noqa: E402
 from attnbook.recipes import load_date_model  # noqa: E402
 from attnbook.train import noam_lr  # noqa: E402
 from attnbook.viz.style import png_bytes  # noqa: E402
+from attnbook.viz.variants import dark_colors  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "book" / "images" / "cards"
@@ -38,17 +39,33 @@ def _no_ticks(ax) -> None:
     ax.set_yticks([])
 
 
+# A card shows its image about 0.7 times the size it is drawn at (a third of a laptop's
+# column): the text is drawn large enough to stay at 9 px or more there.
+CARD_SIZE_IN, CARD_DPI = (3.2, 2.0), 100
+TITLE_PT, LABEL_PT, TICK_PT, LEGEND_PT = 12, 11, 10, 10
+
+
 def _card(name: str, title: str, draw) -> None:
-    fig, ax = plt.subplots(figsize=(3.2, 2.0), dpi=110)
+    """The card's picture, twice: for the light theme (``name.png``) and the dark one
+    (``name_dark.png``, the same figure in the dark page's colours; the site shows the
+    one its theme needs)."""
+    fig, ax = plt.subplots(figsize=CARD_SIZE_IN, dpi=CARD_DPI)
     draw(ax)
-    ax.set_title(title, fontsize=9, loc="left")
-    ax.tick_params(labelsize=7, length=2)
-    ax.xaxis.label.set_size(8)
-    ax.yaxis.label.set_size(8)
+    ax.set_title(title, fontsize=TITLE_PT, loc="left")
+    ax.tick_params(labelsize=TICK_PT, length=2)
+    ax.xaxis.label.set_size(LABEL_PT)
+    ax.yaxis.label.set_size(LABEL_PT)
+    legend = ax.get_legend()
+    if legend is not None:
+        for text in legend.get_texts():
+            text.set_fontsize(LEGEND_PT)
     fig.tight_layout(pad=0.3)
-    # a palette PNG (attnbook.viz.style): a fraction of the bytes, the same picture
-    png, _, _ = png_bytes(fig, scale=1, colors=128)
+    # palette PNGs (attnbook.viz.style): a fraction of the bytes, the same picture
+    png, _, _ = png_bytes(fig, scale=2, colors=128)
     (OUT / f"{name}.png").write_bytes(png)
+    with dark_colors(fig):
+        png, _, _ = png_bytes(fig, scale=2, colors=128)
+    (OUT / f"{name}_dark.png").write_bytes(png)
     plt.close(fig)
 
 

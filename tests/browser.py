@@ -34,6 +34,18 @@ FLAGS = [
 ]
 
 
+def site_pages(site: Path = SITE) -> list[str]:
+    """The built site's pages (paths relative to it), or [] before `make book`."""
+    if not (site / "index.html").is_file():
+        return []
+    skip = {"_static", "_sources", "_images", "reports", "_panels_static"}
+    return sorted(
+        str(p.relative_to(site))
+        for p in site.rglob("*.html")
+        if not skip.intersection(p.relative_to(site).parts)
+    )
+
+
 def missing() -> str | None:
     """Why no browser can start here, or None."""
     try:

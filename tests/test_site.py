@@ -15,24 +15,13 @@ import os
 from pathlib import Path
 
 import pytest
-from browser import SITE, TEXT_ALTERNATIVES_JS, TOO_WIDE_JS, PageVisit
+from browser import TEXT_ALTERNATIVES_JS, TOO_WIDE_JS, PageVisit, site_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.build
 
 
-def _pages() -> list[str]:
-    if not (SITE / "index.html").is_file():
-        return []
-    skip = {"_static", "_sources", "_images", "reports", "_panels_static"}
-    return sorted(
-        str(p.relative_to(SITE))
-        for p in SITE.rglob("*.html")
-        if not skip.intersection(p.relative_to(SITE).parts)
-    )
-
-
-PAGES = _pages()
+PAGES = site_pages()
 
 
 @pytest.mark.parametrize("path", PAGES)
