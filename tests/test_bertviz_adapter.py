@@ -76,9 +76,35 @@ def test_layer_picker_labelled_and_hidden_with_one_layer():
 def test_legend_has_one_button_per_head_in_bertviz_colours():
     html = head_view(_layers(h=3), list("abcd")).data
     buttons = re.findall(
-        r'<button type="button" data-head="(\d+)" data-colour="(#[0-9a-f]{6})"', html
+        r'<button type="button" data-head="(\d+)" data-colour="(#[0-9a-f]{6})" '
+        r'aria-pressed="true" aria-label="([^"]+)"><span [^>]*></span>(\d+)</button>',
+        html,
     )
-    assert buttons == [("0", "#1f77b4"), ("1", "#ff7f0e"), ("2", "#2ca02c")]
+    assert buttons == [  # bertviz's head index, its colour, and the head counted from 1
+        ("0", "#1f77b4", "head 1", "1"),
+        ("1", "#ff7f0e", "head 2", "2"),
+        ("2", "#2ca02c", "head 3", "3"),
+    ]
+
+
+def test_layers_and_heads_counted_from_1():
+    """The head view's layer picker, the model view's rows, columns, thumbnails and large
+    view, the legends: every layer and head a reader sees counts from 1 (the pickers'
+    values stay bertviz's indices)."""
+    head = head_view(_layers(L=3), list("abcd")).data
+    assert ".val(layer).text(layer + 1)" in head
+    model = model_view(_layers(L=2, h=3), list("abcd")).data
+    assert ".text(config.heads[i] + 1)" in model and ".text(config.layers[i] + 1)" in model
+    assert "'Layer ' + (config.layers[layerIndex] + 1)" in model
+    assert "${config.layers[layerIndex] + 1}, head ${config.heads[headIndex] + 1}" in model
+    legend = re.search(r'<p class="attnbook-bertviz-legend">(.*?)</p>', model)[1]
+    assert legend.startswith("Rows: layers 1, 2; columns: heads 1–3.")
+    one = model_view(_layers(L=1, h=2), list("abcd")).data
+    assert "One row: layer 1; columns: heads 1, 2." in one
+    chosen = model_view(
+        _layers(L=4, h=4), list("abcd"), include_layers=[1, 3], include_heads=[0, 1, 2]
+    ).data
+    assert "Rows: layers 2, 4; columns: heads 1–3." in chosen
 
 
 def test_summary_names_the_key_each_head_attends_to():
@@ -88,8 +114,8 @@ def test_summary_names_the_key_each_head_attends_to():
     w[0, 1] = torch.eye(T)  # head 1: each token on itself (0.25 on average for each)
     html = head_view([w], list("abcd")).data
     summary = re.search(r'class="attnbook-visually-hidden">(.*?)</p>', html)[1]
-    assert "head 0: &#x27;c&#x27; (1.00)" in summary
-    assert "head 1: &#x27;a&#x27; (0.25)" in summary
+    assert "layer 1: head 1: &#x27;c&#x27; (1.00)" in summary  # counted from 1
+    assert "head 2: &#x27;a&#x27; (0.25)" in summary
     figure = re.search(r"<figure [^>]*>", html)[0]
     assert "aria-label=" in figure and "aria-describedby=" in figure
 
@@ -121,8 +147,8 @@ def test_head_view_has_a_summary_per_attention_type_and_layer():
     assert list(summaries) == ["0-0", "0-1", "1-0", "1-1"]
     assert [key for key, (_, hidden) in summaries.items() if not hidden] == ["0-0"]
     assert _described(html) == "0-0"
-    assert "in layer 0: head 0: &#x27;b&#x27; (1.00)." in summaries["0-0"][0]
-    assert "in layer 1: head 0: &#x27;d&#x27; (1.00)." in summaries["0-1"][0]
+    assert "in layer 1: head 1: &#x27;b&#x27; (1.00)." in summaries["0-0"][0]
+    assert "in layer 2: head 1: &#x27;d&#x27; (1.00)." in summaries["0-1"][0]
     assert summaries["0-1"][0].startswith("Encoder attention: 2 layer(s)")
     assert summaries["1-1"][0].startswith("Cross attention: 2 layer(s) of 1 heads over 2 query")
 
@@ -143,8 +169,9 @@ def test_model_view_summary_describes_every_layer_of_each_attention_type():
     summaries = _summaries(html)
     assert list(summaries) == ["0", "1"] and _described(html) == "0"
     for text, _ in summaries.values():
-        assert text.count(" layer 0: head 0: ") == 1
-        assert text.count(" layer 2: head 0: ") == 1 and "; head 1: " in text
+        assert text.count(" layer 1: head 1: ") == 1
+        assert text.count(" layer 3: head 1: ") == 1 and "; head 2: " in text
+        assert " layer 0" not in text and "head 0" not in text
 
 
 def test_cross_attention_summary_uses_decoder_queries_and_encoder_keys():
@@ -296,16 +323,21 @@ def test_model_view_thumbnails_work_by_keyboard_as_by_mouse(open_view):
     page.locator(".attn_background").nth(3).wait_for()
     closed = page.evaluate(THUMBNAIL_STATE)
     assert closed["parts"] == 0
+    axes = page.evaluate(
+        """() => [...document.querySelectorAll("div[id^='bertviz-'] svg > text:not(.detail)")]
+             .map((t) => t.textContent)"""
+    )
+    assert axes == ["Heads", "1", "2", "Layers", "1", "2"]  # counted from 1
 
     page.keyboard.press("Tab")  # the first thing on the page to take focus
     focused = page.evaluate(
         "() => ['id', 'role', 'aria-label'].map((a) => document.activeElement.getAttribute(a))"
     )
-    assert focused == ["attn_background_0_0", "button", "Layer 0, head 0"]
+    assert focused == ["attn_background_0_0", "button", "Layer 1, head 1"]
     page.keyboard.press("Tab")
     page.keyboard.press("Enter")
     by_key = page.evaluate(THUMBNAIL_STATE)
-    assert by_key["heading"] == "Layer 0, Head 1" and by_key["parts"] > 0
+    assert by_key["heading"] == "Layer 1, Head 2" and by_key["parts"] > 0
     pressed = [t[0] for t in by_key["thumbnails"] if t[3] == "true"]
     assert pressed == ["attn_background_0_1"]
     page.keyboard.press(" ")  # closes it, as a second click does
@@ -346,10 +378,11 @@ def test_head_view_text_follows_the_pickers_and_tokens_take_focus(open_view):
     # the other attention type and layer are drawn when the page is idle: wait for them
     page.wait_for_function("document.querySelectorAll('#vis > svg').length === 4")
     key, alone, first = page.evaluate(DESCRIBED)
-    assert (key, alone) == ("0-0", True) and "in layer 0:" in first
-    page.select_option("#layer", "1")
+    assert (key, alone) == ("0-0", True) and "in layer 1:" in first
+    assert page.locator("#layer option").all_inner_texts() == ["1", "2"]  # values 0, 1
+    page.select_option("#layer", index=1)
     key, alone, second = page.evaluate(DESCRIBED)
-    assert (key, alone) == ("0-1", True) and "in layer 1:" in second
+    assert (key, alone) == ("0-1", True) and "in layer 2:" in second
     page.select_option("#filter", "1")
     key, alone, third = page.evaluate(DESCRIBED)
     assert (key, alone) == ("1-1", True) and third.startswith("Cross attention:")
@@ -438,7 +471,7 @@ def test_model_view_shows_one_attention_type_and_clicks_reach_it(open_view):
         thumbnail = page.locator(f"svg[data-filter='{shown}'] .attn_background").nth(1)
         thumbnail.click(force=True)
         heading = page.locator(f"svg[data-filter='{shown}'] text.detail")
-        assert heading.first.text_content() == "Layer 0, Head 1"
+        assert heading.first.text_content() == "Layer 1, Head 2"
         thumbnail.click(force=True)  # closes it
 
 
@@ -483,7 +516,7 @@ def test_head_view_layers_show_one_drawing_with_the_heads_picked(open_view):
     assert min(state["heads"]) > 0
     page.locator("button[data-head='0']").click()  # head 0 off, in layer 0's drawing
     for layer in ("2", "1"):
-        page.select_option("#layer", layer)
+        page.select_option("#layer", index=int(layer))
         state = page.evaluate(HEAD_DRAWINGS)
         assert state["seen"] == state["exposed"] == [state["bottom"]] == [f"1-{layer}"]
         assert state["heads"][0] == 0 and state["heads"][1] > 0
@@ -505,7 +538,7 @@ def test_head_view_with_many_lines_draws_a_layer_when_first_picked(open_view):
     page.wait_for_timeout(500)  # time for the idle drawing, were there one
     assert page.locator("#vis > svg").count() == 1
     for layer, drawings in (("2", 2), ("0", 2), ("1", 3)):
-        page.select_option("#layer", layer)
+        page.select_option("#layer", index=int(layer))
         state = page.evaluate(HEAD_DRAWINGS)
         assert page.locator("#vis > svg").count() == drawings
         assert state["seen"] == state["exposed"] == [f"0-{layer}"] and min(state["heads"]) > 0

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 import torch
+import traitlets
 from explorer_cases import CASES, attention_inputs
 
+from attnbook import viz
 from attnbook.attention import MultiHeadAttention, scaled_dot_product_attention
 from attnbook.compress import dequantize_per_channel, quantize_per_channel
 from attnbook.efficient import block_layout
@@ -28,6 +30,7 @@ from attnbook.train import label_smoothing_loss, noam_lr, smoothed_targets
 from attnbook.viz import Explorer, GradientDecayExplorer
 from attnbook.viz.explorers._base import JS, bundle
 from attnbook.viz.explorers.efficient import LAYOUTS
+from attnbook.viz.explorers.heads import subset_label
 
 CALL = Path(__file__).resolve().parent / "js" / "call.mjs"
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
@@ -77,7 +80,53 @@ def test_bundles_carry_only_the_helpers_they_use():
     assert "function pixelImage" in sparsity and "function pixelImage" not in heatmap
     assert "function frequencies" in bundle("pe_rotation")  # from positional.js
     assert "function mount" in heatmap and "function watchTheme" in heatmap  # mount needs it
-    assert len(heatmap) < 0.8 * len((JS / "base.js").read_text(encoding="utf-8")) + 5000
+    # base.js imports its words from strings.js: inlined once, before base.js's code
+    assert heatmap.count("const STRINGS = {") == 1 and heatmap.count("function translate(") == 1
+    assert heatmap.index("// ---- from strings.js") < heatmap.index("// ---- from base.js")
+    helpers = sum(len((JS / f"{m}.js").read_text(encoding="utf-8")) for m in ("base", "strings"))
+    assert len(heatmap) < 0.5 * helpers + 5000
+
+
+def test_each_bundle_carries_its_own_strings_only():
+    """The string tables in a bundle hold the explorer's own namespace (and "common"), in
+    both languages, and no other explorer's."""
+    table = _strings()
+    namespaces = {key.split(".")[0] for key in table["en"]}
+    own = {
+        "attention_explorer": {"attention"},
+        "pe_curves": {"peCurves", "positional"},
+        "sparsity_explorer": {"sparsity"},
+    }
+    for module, expected in own.items():
+        code = bundle(module)
+        found = {ns for ns in namespaces if re.search(rf'^ +"{ns}\.', code, re.M)}
+        assert found == expected | {"common"}, module
+        for key in table["en"]:
+            if key.split(".")[0] in expected:
+                assert code.count(f'"{key}":') == 2, key  # once in English, once in Chinese
+
+
+def test_helper_modules_may_import_helpers_but_not_in_a_cycle(tmp_path, monkeypatch):
+    (tmp_path / "words.js").write_text('export const HELLO = "hello";\nexport const UNUSED = 1;\n')
+    (tmp_path / "base.js").write_text(
+        'import { HELLO } from "./words.js";\n\nexport function greet() {\n  return HELLO;\n}\n'
+    )
+    (tmp_path / "x.js").write_text(
+        'import { greet } from "./base.js";\nexport default { render: greet };\n'
+    )
+    (tmp_path / "a.js").write_text('import { b } from "./b.js";\nexport const a = () => b;\n')
+    (tmp_path / "b.js").write_text('import { a } from "./a.js";\nexport const b = () => a;\n')
+    (tmp_path / "y.js").write_text('import { a } from "./a.js";\nexport default { render: a };\n')
+    monkeypatch.setattr("attnbook.viz.explorers._base.JS", tmp_path)
+    bundle.cache_clear()
+    try:
+        code = bundle("x")
+        assert "const HELLO" in code and "UNUSED" not in code
+        assert code.index("const HELLO") < code.index("function greet")
+        with pytest.raises(ValueError, match="import each other"):
+            bundle("y")
+    finally:
+        bundle.cache_clear()
 
 
 def test_bundle_rejects_unknown_modules_and_names(tmp_path, monkeypatch):
@@ -109,6 +158,244 @@ def test_every_explorer_is_exported_and_declares_only_its_module():
         assert "_esm" not in vars(cls) and "_css" not in vars(cls)  # both come from the base
     widget = CASES["attention"]()
     assert widget._css == CASES["timing"]()._css and ".attnbook-explorer" in widget._css
+
+
+def test_a_chapter_may_set_the_task_and_the_language():
+    """Every explorer takes ``task`` (shown instead of its own task line) and ``language``
+    ("" follows the page; "en" or "zh")."""
+    tokens, q, k, v = attention_inputs()
+    widget = viz.AttentionExplorer(tokens, q, k, v, task="Find the word “mat”.", language="zh")
+    assert (widget.task, widget.language) == ("Find the word “mat”.", "zh")
+    state = widget.get_state()
+    assert state["task"] == "Find the word “mat”." and state["language"] == "zh"
+    for make in CASES.values():
+        assert (make().task, make().language) == ("", "")
+    both = viz.AttentionExplorer(tokens, q, k, v, task={"en": "Find “mat”.", "zh": "找到“mat”。"})
+    assert both.get_state()["task"] == {"en": "Find “mat”.", "zh": "找到“mat”。"}
+    with pytest.raises(traitlets.TraitError):
+        viz.AttentionExplorer(tokens, q, k, v, language="fr")
+    with pytest.raises(traitlets.TraitError):
+        viz.AttentionExplorer(tokens, q, k, v, task={"fr": "Trouvez “mat”."})
+
+
+# ---------------------------------------------------------------- words (strings.js)
+
+# Symbols and abbreviations a Chinese string may keep as they are (besides single letters and
+# names with an underscore or a digit, such as d_k, W_hh or d0): the paper's and the code's
+# notation.
+SYMBOLS = {"PE", "pos", "sin", "cos", "softmax", "log", "logit", "lrate", "warmup", "step"}
+SYMBOLS |= {"CLS", "RNN", "LSTM", "tanh", "ms", "µs"}
+# the explorers' own modules (the translator's, with its own table, are another's)
+NOT_OURS = {"translator_explorer", "translator_strings", "date_rule", "transformer"}
+MODULES = sorted(p.stem for p in JS.glob("*.js") if p.stem not in NOT_OURS | {"strings"})
+CJK = r"[\u4e00-\u9fff]"
+
+
+def _strings() -> dict[str, dict[str, str]]:
+    """strings.js's tables, as node reads them."""
+    script = (
+        f"const m = await import({json.dumps((JS / 'strings.js').as_uri())});"
+        "console.log(JSON.stringify(m.STRINGS));"
+    )
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout)
+
+
+def _words(text: str) -> set[str]:
+    """The English words of ``text``: its placeholders, symbols (single letters, names with
+    an underscore or a digit: d_k, W_hh, d0) and SYMBOLS left out."""
+    text = re.sub(r"\{\w+\}", " ", text)
+    return {
+        w
+        for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)
+        if len(w) > 1 and not re.search(r"[_\d]", w) and w not in SYMBOLS
+    }
+
+
+@needs_node
+def test_every_english_string_has_its_chinese_one():
+    """One table per language, the same keys: each Chinese string is there, not empty, names
+    the same values, holds no English word and uses Chinese punctuation."""
+    table = _strings()
+    assert set(table) == {"en", "zh"}
+    en, zh = table["en"], table["zh"]
+    assert sorted(en) == sorted(zh), set(en) ^ set(zh)
+    for key, english in en.items():
+        chinese = zh[key]
+        assert english.strip() and chinese.strip(), key
+        placeholders = [set(re.findall(r"\{(\w+)\}", t)) for t in (english, chinese)]
+        assert placeholders[0] == placeholders[1], key
+        assert not _words(chinese), f"{key}: English words {_words(chinese)} in {chinese!r}"
+        ascii_punctuation = re.search(rf"{CJK}[,;:?!]|[,;:?!] *{CJK}", chinese)
+        assert not ascii_punctuation, f"{key}: {chinese!r}"
+        if _words(english):
+            assert re.search(CJK, chinese), f"{key}: {chinese!r} is not Chinese"
+
+
+@needs_node
+def test_the_page_language_picks_the_table():
+    """lang="zh", "zh-CN", "zh_CN", "zh-Hans" → Chinese, anything else → English; the widget's
+    language trait wins; a missing Chinese string falls back to English, placeholders filled."""
+    script = f"""
+const m = await import({json.dumps((JS / "strings.js").as_uri())});
+const el = (lang) => ({{ closest: () => (lang === null ? null : {{ getAttribute: () => lang }}) }});
+const model = (language) => ({{ get: () => language }});
+const out = [];
+for (const lang of ["zh", "zh-CN", "zh-Hans", "ZH-tw", "zh_CN", "en", "en-GB", "", "zhx", null])
+  out.push(m.translator(el(lang))("common.headN", {{ n: 3 }}));
+out.push(m.translator(el("en"), model("zh"))("common.meanOfHeads"));
+out.push(m.translator(el("zh"), model("en"))("common.meanOfHeads"));
+out.push(m.translator(el("zh"), model(""))("common.layerOf", {{ n: 2, N: 6 }}));
+out.push(m.translate("fr", "common.head"));
+console.log(JSON.stringify(out));
+"""
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True
+    )
+    assert json.loads(out.stdout) == [
+        *["头 3"] * 5,
+        *["head 3"] * 5,
+        "各头平均",
+        "mean of heads",
+        "2（共 6）",
+        "head",
+    ]
+
+
+def _literals(source: str) -> list[tuple[int, str, str]]:
+    """The string literals of JS ``source``: (offset, the code just before it, its text; a
+    template's ${…} parts as \x00), comments left out; nested in ${…} too."""
+    found, i, n = [], 0, len(source)
+    while i < n:
+        c = source[i]
+        if source.startswith("//", i):
+            i = source.find("\n", i)
+            i = n if i < 0 else i
+        elif source.startswith("/*", i):
+            i = source.index("*/", i) + 2
+        elif c in "\"'":
+            j = i + 1
+            while source[j] != c:
+                j += 2 if source[j] == "\\" else 1
+            found.append((i, source[max(0, i - 16) : i], source[i + 1 : j]))
+            i = j + 1
+        elif c == "`":
+            j, text = i + 1, []
+            while source[j] != "`":
+                if source[j] == "\\":
+                    text.append(source[j : j + 2])
+                    j += 2
+                elif source.startswith("${", j):
+                    depth, k = 1, j + 2
+                    while depth:
+                        depth += {"{": 1, "}": -1}.get(source[k], 0)
+                        k += 1
+                    found.extend((j + o, b, t) for o, b, t in _literals(source[j + 2 : k - 1]))
+                    text.append("\x00")
+                    j = k
+                else:
+                    text.append(source[j])
+                    j += 1
+            found.append((i, source[max(0, i - 16) : i], "".join(text)))
+            i = j + 1
+        else:
+            i += 1
+    return found
+
+
+def _technical(text: str, before: str) -> bool:
+    """Whether a literal with words in it is for the machine, not the reader: a list of the
+    explorers' CSS classes or a selector of them, a media query, an SVG transform, a unit
+    after a number, a developer's error."""
+    tokens = [t for t in text.replace("\x00", " ").split() if t]
+    return (
+        all(t.startswith(("ae-", ".ae-")) for t in tokens)
+        or text.startswith("(prefers-")
+        or re.match(r"(rotate|translate)\(", text) is not None
+        or all(t in {"ms", "µs"} for t in tokens)
+        or before.rstrip().endswith("Error(")
+    )
+
+
+def test_no_explorer_module_holds_words_for_the_reader():
+    """Every word a reader sees comes from strings.js: no explorer module (nor base.js or
+    positional.js) has a string literal with a space and a letter in it, but for CSS class
+    lists, SVG transforms, units and developers' error messages."""
+    assert "attention_explorer" in MODULES and "base" in MODULES and len(MODULES) == 16
+    hard_coded = []
+    for module in MODULES:
+        source = (JS / f"{module}.js").read_text(encoding="utf-8")
+        for offset, before, text in _literals(source):
+            if re.search(r"\s", text) and re.search(r"[A-Za-z]", text.replace("\x00", "")):
+                if not _technical(text, before):
+                    line = source.count("\n", 0, offset) + 1
+                    hard_coded.append(f"{module}.js:{line}: {text!r}")
+    assert hard_coded == []
+
+
+def test_explorers_colour_by_meaning():
+    """One colour language: an explorer names a colour by what it means (COLOUR.query,
+    COLOUR.highlight, ...; SERIES for named series), never by a class of its own choosing, so
+    a colour means the same in every chapter; base.js defines each meaning once."""
+    base = (JS / "base.js").read_text(encoding="utf-8")
+    meanings = dict(re.findall(r'^  (\w+): "(ae-(?:c\d|off))", //', base, re.M))
+    assert meanings == {
+        "main": "ae-c0",
+        "highlight": "ae-c1",
+        "query": "ae-c3",
+        "reference": "ae-c2",
+        "other": "ae-off",
+    }
+    for module in MODULES:
+        if module == "base":
+            continue
+        source = (JS / f"{module}.js").read_text(encoding="utf-8")
+        assert not re.search(r"ae-(c\d|off)\b", source), f"{module}.js picks a colour itself"
+
+
+def test_the_literal_scanner_finds_what_it_must():
+    source = 'a("one word"); b(`x ${c ? "two words" : `y ${"deep one"}`} z`); // "not this"'
+    assert [t for _, _, t in _literals(source)] == [
+        "one word",
+        "two words",
+        "deep one",
+        "y \x00",
+        "x \x00 z",
+    ]
+    assert _technical("ae-fill \x00", "") and _technical("\x00 ms", "")
+    assert not _technical("head \x00", "") and _technical("unknown \x00", "new Error(")
+
+
+@needs_node
+def test_heads_are_named_from_one():
+    """What the heads explorer calls a set of kept heads (in both languages), and what the
+    chapter glues."""
+    script = f"""
+const heads = await import({json.dumps((JS / "heads_explorer.js").as_uri())});
+const words = await import({json.dumps((JS / "strings.js").as_uri())});
+const out = [];
+for (const lang of ["en", "zh"]) {{
+  const t = (key, values) => words.translate(lang, key, values);
+  for (const kept of [[0], [1, 3], [0, 1, 2, 3]]) out.push(heads.keptName(kept, 4, t));
+}}
+console.log(JSON.stringify(out));
+"""
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True
+    )
+    assert json.loads(out.stdout) == [
+        "head 1",
+        "heads 2 + 4",
+        "all 4 heads",
+        "头 1",
+        "头 2 + 4",
+        "全部 4 个头",
+    ]
+    assert subset_label(0b0001, 4) == "head 1"
+    assert subset_label(0b1010, 4) == "heads 2+4"
+    assert subset_label(0b1111, 4) == "all 4 heads"
 
 
 # ---------------------------------------------------------------- shared maths (base.js)
@@ -265,6 +552,7 @@ def test_heads_explorer_sums_are_the_layers_output():
     calls = [("keptSum", [c, i, [0, 1, 2, 3]]) for i in range(9)]
     calls += [("keptSum", [c, 4, [1, 3]]), ("keptHeads", [0b1010, 4]), ("colourLimit", [c, 4])]
     *sums, pair, kept, limit = js("heads_explorer", *calls)
+    # (the kept heads are switched one by one in the page: the mask 0b1010 keeps heads 2 and 4)
     bias = mha.W_O.bias.detach()
     torch.testing.assert_close(f64(sums) + bias, out[0], rtol=0, atol=1e-12)  # Σ_i head_i W_O_i + b
     torch.testing.assert_close(f64(pair), contributions[0, [1, 3], 4].sum(0), rtol=0, atol=1e-12)
@@ -298,4 +586,4 @@ def test_gradient_explorer_reads_the_grid_by_distance():
     results = js("rnn_gradient_explorer", *[("decay", [row]) for row in widget.log_norms])
     expected = grid[:, -1] - grid[:, 0]  # log10 of the change from distance 0 to 29
     torch.testing.assert_close(f64([r["change"] for r in results]), expected, rtol=0, atol=2e-3)
-    assert results[0]["verb"] == "vanishes"  # ρ = 0.5
+    assert results[0]["trend"] == "vanishes"  # ρ = 0.5

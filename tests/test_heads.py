@@ -296,14 +296,15 @@ def test_training_restores_the_thread_count():
 
 
 def test_subset_labels():
+    """Heads named as the reader sees them: counted from 1."""
     assert [subset_label(s, 3) for s in (1, 2, 3, 5, 7)] == [
-        "head 0",
         "head 1",
-        "heads 0+1",
-        "heads 0+2",
+        "head 2",
+        "heads 1+2",
+        "heads 1+3",
         "all 3 heads",
     ]
-    assert subset_label(1, 1) == "head 0"
+    assert subset_label(1, 1) == "head 1"
 
 
 def _explorer_args(h=2, T=5, d=4):
@@ -321,12 +322,12 @@ def test_heads_explorer_state():
     args = _explorer_args()
     w = HeadsExplorer(**args, query=3)
     assert w.query == 3 and w.heads == 3  # all heads kept by default
-    assert w.subsets == ["head 0", "head 1", "all 2 heads"]
+    assert len(w.predictions) == 3  # one row of answers per non-empty set of heads
     torch.testing.assert_close(torch.tensor(w.weights), args["weights"], atol=1e-4, rtol=0)
     torch.testing.assert_close(
         torch.tensor(w.contributions), args["contributions"], atol=1e-3, rtol=0
     )
-    # its controls (the query slider, the head picker) are exercised in the browser by
+    # its controls (the query slider, one toggle per head) are exercised in the browser by
     # tests/test_explorers_browser.py, and its sums in node by tests/test_explorers.py
 
 

@@ -140,6 +140,12 @@ HEAD_VIEW_PATCHES = (
         "",
     ),
     (
+        "layers counted from 1 in the layer picker",
+        """            layerEl.append($("<option />").val(layer).text(layer));""",
+        """            // the option's value stays the layer's index; the reader counts from 1
+            layerEl.append($("<option />").val(layer).text(layer + 1));""",
+    ),
+    (
         "tokens reachable by keyboard",
         """        });
     }
@@ -275,6 +281,22 @@ MODEL_VIEW_PATCHES = (
     ),
     ("no console output", """            console.log("x", x, y)""", ""),
     (
+        "heads counted from 1 above the thumbnails",
+        """                    .text(config.heads[i])""",
+        """                    .text(config.heads[i] + 1)  // the reader counts from 1""",
+    ),
+    (
+        "layers counted from 1 beside the thumbnails",
+        """                    .text(config.layers[i])""",
+        """                    .text(config.layers[i] + 1)  // the reader counts from 1""",
+    ),
+    (
+        "layer and head counted from 1 above a thumbnail shown large",
+        """.text('Layer ' + config.layers[layerIndex] + ", Head " + config.heads[headIndex])""",
+        """.text('Layer ' + (config.layers[layerIndex] + 1)
+                      + ", Head " + (config.heads[headIndex] + 1))""",
+    ),
+    (
         "thumbnails reachable by keyboard",
         """            clickRegion.on("mouseover", function (d) {
                 d3.select(this).style("cursor", "pointer");
@@ -289,7 +311,7 @@ MODEL_VIEW_PATCHES = (
                 .attr("role", "button")
                 .attr("aria-pressed", "false")
                 .attr("aria-label",
-                      `Layer ${config.layers[layerIndex]}, head ${config.heads[headIndex]}`)
+                      `Layer ${config.layers[layerIndex] + 1}, head ${config.heads[headIndex] + 1}`)
                 .on("keydown", function () {
                     if (d3.event.key !== "Enter" && d3.event.key !== " ") return;
                     d3.event.preventDefault();  // Space would scroll the page
@@ -580,13 +602,13 @@ def _heads_sentence(w: torch.Tensor, k_tokens: list[str], heads: Sequence) -> st
     parts = []
     for head, row in zip(heads, w.mean(dim=1), strict=True):  # (T_k,): weight each key receives
         k = int(row.argmax())
-        parts.append(f"head {head}: {k_tokens[k]!r} ({row[k]:.2f})")
+        parts.append(f"head {head + 1}: {k_tokens[k]!r} ({row[k]:.2f})")
     return "; ".join(parts)
 
 
 def _summary(data: dict, name: str | None, layers: list, heads: list, shown: list) -> str:
-    """One attention type's weights in words: one sentence per layer in ``shown`` (layers
-    and heads named as bertviz names them), one clause per head."""
+    """One attention type's weights in words: one sentence per layer in ``shown``, one clause
+    per head (layers and heads counted from 1, as the views show them)."""
     attn = torch.tensor(data["attn"], dtype=torch.float64)  # (L, h, T_q, T_k)
     q_tokens, k_tokens = data["left_text"], data["right_text"]
     opening = (
@@ -594,7 +616,7 @@ def _summary(data: dict, name: str | None, layers: list, heads: list, shown: lis
         f"{len(k_tokens)} key tokens ({' '.join(q_tokens)})."
     )
     sentences = [
-        f"{'In' if i else 'Key with the most attention on average in'} layer {layer}: "
+        f"{'In' if i else 'Key with the most attention on average in'} layer {layer + 1}: "
         f"{_heads_sentence(attn[layers.index(layer)], k_tokens, heads)}."
         for i, layer in enumerate(shown)
     ]
@@ -640,18 +662,33 @@ def _summary_markup(view: str, params: dict) -> tuple[str, str]:
     return prefix + first, paragraphs
 
 
-def _legend(view: str, n_heads: int, n_layers: int) -> str:
+def _numbers(indices: Sequence[int]) -> str:
+    """Indices counted from 1, as a reader reads them: "1–4", or "2, 5" when not a run."""
+    shown = [i + 1 for i in indices]
+    if len(shown) > 2 and shown == list(range(shown[0], shown[-1] + 1)):
+        return f"{shown[0]}–{shown[-1]}"
+    return ", ".join(map(str, shown))
+
+
+def _legend(view: str, params: dict) -> str:
+    """What the view's rows, columns and colours are; layers and heads counted from 1."""
+    attn = params["attention"][0]["attn"]  # (L, h, T_q, T_k)
+    n_layers, n_heads = len(attn), len(attn[0])
     if view == "model":
-        rows = "one row: layer 0" if n_layers == 1 else f"rows: layers 0–{n_layers - 1}"
+        layers = params.get("include_layers") or list(range(n_layers))
+        heads = params.get("include_heads") or list(range(n_heads))
+        one_row = len(layers) == 1
+        rows = f"one row: layer {layers[0] + 1}" if one_row else f"rows: layers {_numbers(layers)}"
+        columns = f"head {heads[0] + 1}" if len(heads) == 1 else f"heads {_numbers(heads)}"
         return (
-            f"{rows.capitalize()}; columns: heads 0–{n_heads - 1}. Each thumbnail joins every "
+            f"{rows.capitalize()}; columns: {columns}. Each thumbnail joins every "
             "token (left) to the tokens it attends to (right), darker for more weight; click "
             "one (or press Enter on it) to see it large with its tokens."
         )
     buttons = "".join(
         f'<button type="button" data-head="{i}" data-colour="{HEAD_COLOURS[i % 10]}" '
-        f'aria-pressed="true" aria-label="head {i}"><span class="attnbook-bertviz-swatch" '
-        f'style="background:{HEAD_COLOURS[i % 10]}"></span>{i}</button>'
+        f'aria-pressed="true" aria-label="head {i + 1}"><span class="attnbook-bertviz-swatch" '
+        f'style="background:{HEAD_COLOURS[i % 10]}"></span>{i + 1}</button>'
         for i in range(n_heads)
     )
     return (
@@ -666,7 +703,6 @@ def _wrap(raw: str, view: str, patches) -> HTML:
     tag = '<script type="text/javascript">'
     start, end = raw.index(tag), raw.rindex("</script>")
     n_types, n_layers = len(params["attention"]), len(params["attention"][0]["attn"])
-    n_heads = len(params["attention"][0]["attn"][0])
     markup_patches = _markup_patches(view, n_types, n_layers)
     markup = _apply(raw[:start], markup_patches, f"{view}_view.py's HTML")
     params_comment = _PARAMS_COMMENT.replace("PYTHON_PARAMS", params_json)
@@ -686,7 +722,7 @@ def _wrap(raw: str, view: str, patches) -> HTML:
     return HTML(
         f'<figure class="attnbook-bertviz" data-view="{view}" aria-label="{html.escape(title)}" '
         f'aria-describedby="{summary_id}"><style>{_STYLE}</style>'
-        f'<p class="attnbook-bertviz-legend">{_legend(view, n_heads, n_layers)}</p>'
+        f'<p class="attnbook-bertviz-legend">{_legend(view, params)}</p>'
         f"{summaries}"
         f'<div class="attnbook-bertviz-box">{markup}</div>'
         f'<script type="text/javascript">{loader}</script></figure>'

@@ -12,10 +12,12 @@ from attnbook.viz.explorers._base import Explorer, rounded
 
 
 class AttentionExplorer(Explorer):
-    """Pick a query token and a temperature τ; see softmax(q·kⱼ / (√d_k·τ)) and the output.
+    """Click a word to make it the query, move the temperature τ; see softmax(q·kⱼ / (√d_k·τ))
+    and the output.
 
-    The scaled scores Q Kᵀ/√d_k and the values V are computed here once; the
-    browser recomputes the weights and the output Σⱼ wⱼ vⱼ when a slider moves.
+    The scaled scores Q Kᵀ/√d_k and the values V are computed here once; the browser
+    recomputes the weights and the output Σⱼ wⱼ vⱼ when the reader picks another word (the
+    sentence's words are buttons; ``query`` is the index of the one pressed) or moves τ.
     """
 
     _module = "attention_explorer"

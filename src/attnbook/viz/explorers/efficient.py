@@ -7,7 +7,8 @@ import traitlets
 from attnbook.viz.explorers._base import Explorer
 
 #: The block layouts the explorer offers, as keyword arguments of
-#: :func:`attnbook.efficient.block_layout` (the browser implements the same function).
+#: :func:`attnbook.efficient.block_layout` (the browser implements the same function). The
+#: reader sees each name in the page's language (js/strings.js, "sparsity.layout.…").
 LAYOUTS: dict[str, dict[str, int]] = {
     "block diagonal": {"local": 0},
     "local band": {"local": 1},

@@ -9,24 +9,28 @@ import traitlets
 
 from attnbook.viz.explorers._base import Explorer, rounded
 
-MAX_HEADS = 6  # 2^h − 1 subsets of heads are listed in the picker
+MAX_HEADS = 6  # the page holds the answers of all 2^h − 1 sets of heads a reader can keep
 
 
 def subset_label(s: int, h: int) -> str:
-    """The picker's name for the subset of heads whose bits are set in ``s``."""
-    kept = [i for i in range(h) if s >> i & 1]
+    """The set of heads whose bits are set in ``s``, named as the reader sees them: heads
+    counted from 1 ("head 2", "heads 1+3", "all 4 heads"), as the explorer names them."""
+    kept = [i + 1 for i in range(h) if s >> i & 1]
     if len(kept) == h and h > 1:
         return f"all {h} heads"
     return ("head " if len(kept) == 1 else "heads ") + "+".join(map(str, kept))
 
 
 class HeadsExplorer(Explorer):
-    """Pick a subset of heads and a query position; see each kept head's weights and their sum.
+    """Switch heads on and off and pick a query position; see each kept head's weights and
+    their sum.
 
     Everything is precomputed from one sequence of a trained model: the weights
     ``(h, T, T)``, each head's contribution head_i W_O_i to the output ``(h, T, d_model)``
-    and, for every non-empty subset of heads, the model's answers with only those
-    heads kept. The browser adds up the kept heads' contributions and redraws.
+    and, for every non-empty set of heads, the model's answers with only those heads
+    kept. The browser shows one toggle per head (heads counted from 1), adds up the kept
+    heads' contributions and redraws. ``heads`` is the bit mask of the kept heads (bit k:
+    head k + 1 is kept); at least one head stays kept.
     """
 
     _module = "heads_explorer"
@@ -34,9 +38,9 @@ class HeadsExplorer(Explorer):
     tokens = traitlets.List(traitlets.Unicode()).tag(sync=True)
     weights = traitlets.List().tag(sync=True)  # (h, T, T)
     contributions = traitlets.List().tag(sync=True)  # (h, T, d_model)
-    predictions = traitlets.List(traitlets.List(traitlets.Unicode())).tag(sync=True)  # (2^h−1, T)
+    # (2^h − 1, T): row s − 1 holds the answers with the heads of bit mask s kept
+    predictions = traitlets.List(traitlets.List(traitlets.Unicode())).tag(sync=True)
     targets = traitlets.List(traitlets.Unicode()).tag(sync=True)  # (T,), "" = no answer
-    subsets = traitlets.List(traitlets.Unicode()).tag(sync=True)  # labels of the 2^h − 1 subsets
     query = traitlets.Int(0).tag(sync=True)
     heads = traitlets.Int(1).tag(sync=True)  # bit mask of the kept heads
 
@@ -59,7 +63,8 @@ class HeadsExplorer(Explorer):
         h = weights.size(0)
         if not 1 <= h <= MAX_HEADS:
             raise ValueError(
-                f"the explorer lists 2^h − 1 subsets: h must be 1 … {MAX_HEADS}, got {h}"
+                f"the explorer holds the answers of 2^h − 1 sets of heads: h must be "
+                f"1 … {MAX_HEADS}, got {h}"
             )
         if contributions.dim() != 3 or contributions.shape[:2] != (h, T):
             raise ValueError(
@@ -84,7 +89,6 @@ class HeadsExplorer(Explorer):
             contributions=rounded(contributions, 3),
             predictions=[[str(p) for p in row] for row in predictions],
             targets=[str(t) for t in targets],
-            subsets=[subset_label(s, h) for s in range(1, n_subsets + 1)],
             query=query,
             heads=heads,
             **kwargs,

@@ -1,12 +1,15 @@
-// What every explorer shares: elements, the scaffold (root, controls, a responsive SVG, a
-// note), sliders and pickers bound to the widget's traits, axis ticks, number formatting,
-// colour scales safe for colour-blind readers, the theme, a text alternative for the
-// drawing, and keyboard ownership.
+// What every explorer shares: elements, the scaffold (root, a task line, controls, a
+// responsive SVG, its legend, a note), sliders, pickers, word buttons and toggles bound to the
+// widget's traits, axis ticks, number formatting, the colour language (what each colour means,
+// the same in every explorer) and colour scales safe for colour-blind readers, the theme, a
+// text alternative for the drawing, and keyboard ownership. Every word shown comes from the
+// string tables of strings.js, in the page's language.
 //
 // Explorer modules import what they need from here with an ES `import`; the Python base
 // class inlines the functions they use into each widget's `_esm`, so every widget ships
 // one self-contained module that only uses anywidget's model API (get, set, on, off,
 // save_changes). Nothing here runs at import time.
+import { language, translator } from "./strings.js";
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -233,6 +236,29 @@ export function linear(d0, d1, r0, r1) {
 
 // ------------------------------------------------------------------ colours
 
+/**
+ * The colour language: what a colour means, the same in every explorer (the classes'
+ * colours, light and dark, are in explorer.css; Okabe–Ito, told apart by colour-blind
+ * readers). An explorer colours a mark by what it means, and its legend names each meaning it
+ * shows. Signed values use the diverging scale (blue −, red +), weights from 0 to 1 the
+ * sequential one (viridis), each with a ramp in the legend.
+ */
+export const COLOUR = {
+  main: "ae-c0", // blue: the quantity drawn (an attention weight, a curve, a score in use)
+  highlight: "ae-c1", // orange: the largest weight (the arg-max), or a curve's peak or minimum
+  query: "ae-c3", // purple: the query, or what the reader picked (a position, a ρ, a number of bits)
+  reference: "ae-c2", // green, dashed: something to compare with (uniform weights, the paper's setting)
+  other: "ae-off", // grey: the others, or what is switched off or left out
+};
+
+/** Named series compared side by side (the timing explorer's layers): a colour and a dash each. */
+export const SERIES = [
+  ["ae-c0", null],
+  ["ae-c4", "7 3"],
+  ["ae-c5", "2 3"],
+  ["ae-c2", "9 3 2 3"],
+];
+
 // viridis at 0, 1/8, ..., 1: perceptually uniform, readable in greyscale and by
 // colour-blind readers.
 const VIRIDIS = [
@@ -247,22 +273,23 @@ const VIRIDIS = [
   [253, 231, 37],
 ];
 
-// blue – neutral – orange, light and dark versions; the neutral middle is close to the
-// page's background so that zero reads as "nothing".
+// blue – neutral – red (ColorBrewer's RdBu, as the book's figures draw signed values), light
+// and dark versions (the dark one mirrored in lightness); the neutral middle is close to the
+// page's background so that zero reads as "nothing". Orange is left to COLOUR.highlight.
 const DIVERGING = {
   light: [
-    [8, 69, 148],
-    [66, 146, 198],
+    [33, 102, 172],
+    [103, 169, 207],
     [244, 244, 244],
-    [241, 150, 64],
-    [166, 54, 3],
+    [239, 138, 98],
+    [178, 24, 43],
   ],
   dark: [
-    [158, 202, 225],
-    [49, 130, 189],
+    [146, 197, 222],
+    [67, 147, 195],
     [52, 55, 60],
-    [217, 118, 30],
-    [253, 190, 133],
+    [214, 96, 77],
+    [244, 165, 130],
   ],
 };
 
@@ -278,7 +305,7 @@ export function sequentialRGB(t) {
   return ramp(VIRIDIS, t);
 }
 
-/** Diverging scale (blue − · neutral 0 · orange +) for t in [−1, 1], as [r, g, b]. */
+/** Diverging scale (blue − · neutral 0 · red +) for t in [−1, 1], as [r, g, b]. */
 export function divergingRGB(t, dark) {
   return ramp(DIVERGING[dark ? "dark" : "light"], (t + 1) / 2);
 }
@@ -364,6 +391,14 @@ function labelled(controls, text, input) {
   return wrap;
 }
 
+/** A labelled group of inputs (word buttons, toggles): a div with role "group". */
+function group(controls, text, cls) {
+  const wrap = htmlEl("div", { className: `ae-control ${cls}` }, controls);
+  const name = htmlEl("span", { className: "ae-group-label", id: uid("ae-group") }, wrap, text);
+  setAttrs(wrap, { role: "group", "aria-labelledby": name.id });
+  return wrap;
+}
+
 /**
  * A range input. `text(v)` is what the reader sees for position v (a token, d_model, ...):
  * it is shown beside the slider and announced as aria-valuetext.
@@ -380,7 +415,7 @@ function slider(controls, spec) {
     input.setAttribute("aria-valuetext", shown);
   };
   return {
-    input,
+    inputs: [input],
     event: "input",
     read: () => Number(input.value),
     write(v) {
@@ -399,7 +434,7 @@ function picker(controls, spec) {
   wrap.hidden = spec.options.length < 2;
   const index = (v) => spec.options.findIndex(([value]) => value === v);
   return {
-    input: select,
+    inputs: [select],
     event: "change",
     read: () => spec.options[Number(select.value)][0],
     write(v) {
@@ -408,6 +443,71 @@ function picker(controls, spec) {
     show() {},
   };
 }
+
+/**
+ * One button per option, the chosen one pressed: a click, a tap, or Enter or Space on the
+ * focused button chooses it (the words of a sentence, each a button).
+ */
+function buttons(controls, spec) {
+  const wrap = group(controls, spec.label, "ae-buttons");
+  const list = spec.options.map(([, text]) => {
+    const button = htmlEl("button", { type: "button", className: "ae-button" }, wrap, text);
+    button.setAttribute("aria-pressed", "false");
+    return button;
+  });
+  let chosen = 0;
+  const write = (v) => {
+    const index = spec.options.findIndex(([value]) => value === v);
+    chosen = Math.max(0, index);
+    list.forEach((b, i) => b.setAttribute("aria-pressed", String(i === chosen)));
+  };
+  return {
+    inputs: list,
+    event: "click",
+    take(event) {
+      write(spec.options[list.indexOf(event.currentTarget)][0]);
+      return true;
+    },
+    read: () => spec.options[chosen][0],
+    write,
+    show() {},
+  };
+}
+
+/**
+ * One checkbox per option, each switched on and off by itself; the value is the bit mask of
+ * the options switched on (option k is bit k). With `atLeastOne`, the last one on stays on
+ * and the reader hears why.
+ */
+function toggles(controls, spec, say) {
+  const wrap = group(controls, spec.label, "ae-toggles");
+  const boxes = spec.options.map(([, text]) => {
+    const item = htmlEl("span", { className: "ae-toggle" }, wrap);
+    const box = htmlEl("input", { type: "checkbox", id: uid("ae-toggle") }, item);
+    htmlEl("label", { htmlFor: box.id }, item, text);
+    return box;
+  });
+  const read = () => boxes.reduce((mask, box, k) => (box.checked ? mask | (1 << k) : mask), 0);
+  return {
+    inputs: boxes,
+    event: "change",
+    take(event) {
+      if (spec.atLeastOne && read() === 0) {
+        event.currentTarget.checked = true;
+        say(spec.atLeastOne);
+        return false;
+      }
+      return true;
+    },
+    read,
+    write(v) {
+      for (const [k, box] of boxes.entries()) box.checked = Boolean((v >> k) & 1);
+    },
+    show() {},
+  };
+}
+
+const CONTROLS = { slider, picker, buttons, toggles };
 
 /**
  * A slider over a list of values (d_model in 64, 128, …): its position is an index, the
@@ -430,10 +530,14 @@ export function choiceSlider(name, label, trait, values, text = String) {
   };
 }
 
-/** A picker of the trait `head`: the mean of a layer's h heads (−1), or head 1 … h (0 … h − 1). */
-export function headPicker(h) {
-  const options = [[-1, "mean of heads"], ...[...Array(h).keys()].map((k) => [k, `head ${k + 1}`])];
-  return { kind: "picker", name: "head", label: "head", trait: "head", options };
+/**
+ * A picker of the trait `head`: the mean of a layer's h heads (−1), or head 1 … h (0 … h − 1).
+ * `t` gives the words (strings.js); the page's language when left out.
+ */
+export function headPicker(h, t = translator(null)) {
+  const heads = [...Array(h).keys()].map((k) => [k, t("common.headN", { n: k + 1 })]);
+  const options = [[-1, t("common.meanOfHeads")], ...heads];
+  return { kind: "picker", name: "head", label: t("common.head"), trait: "head", options };
 }
 
 /**
@@ -453,12 +557,82 @@ export function twoPanels(ui, { top = 40, height = 160, margin = 56, gap = 86 })
   return [A, { x0: half + margin, x1: W - 12, y0: top, y1: top + height }];
 }
 
+// ------------------------------------------------------------------ the legend
+
+const MARK = { width: 24, height: 14 };
+
+/**
+ * The small drawing of one legend entry, in an SVG of MARK's size: `mark` is "bar" (a filled
+ * box), "line", "dash" (a dashed line), "dot", "ring" (a hollow dot), "frame" (an outlined
+ * box) or "word" (an underlined word mark), in the colour `colour` (a key of COLOUR) or that
+ * of the named series `series` (an index into SERIES, with its dash); or a `ramp`
+ * ("diverging" or "sequential") drawn as a strip of colours.
+ */
+function legendMark(parent, item, dark) {
+  const svg = svgEl("svg", { width: MARK.width, height: MARK.height, class: "ae-mark" }, parent);
+  svg.setAttribute("aria-hidden", "true");
+  const [cls, dash] =
+    item.series === undefined ? [COLOUR[item.colour], item.dash] : SERIES[item.series % SERIES.length];
+  const mid = MARK.height / 2;
+  if (item.ramp) {
+    const n = 12;
+    const at = item.ramp === "diverging" ? (t) => diverging(2 * t - 1, dark) : sequential;
+    for (let i = 0; i < n; i++) {
+      const attrs = { x: (i * MARK.width) / n, y: 1, width: MARK.width / n + 0.5, height: MARK.height - 2 };
+      svgEl("rect", { ...attrs, fill: at(i / (n - 1)) }, svg);
+    }
+    return;
+  }
+  const draw = {
+    bar: () => svgEl("rect", { x: 3, y: 2, width: 18, height: 10, class: `ae-fill ${cls}` }, svg),
+    line: () => svgEl("line", { x1: 1, y1: mid, x2: 23, y2: mid, class: `ae-stroke ${cls}`, "stroke-width": 2.5 }, svg),
+    dash: () =>
+      svgEl(
+        "line",
+        {
+          x1: 1,
+          y1: mid,
+          x2: 23,
+          y2: mid,
+          class: `ae-stroke ${cls}`,
+          "stroke-width": 2,
+          "stroke-dasharray": dash ?? "5 3",
+        },
+        svg,
+      ),
+    dot: () => svgEl("circle", { cx: 12, cy: mid, r: 4.5, class: `ae-fill ${cls}` }, svg),
+    ring: () => svgEl("circle", { cx: 12, cy: mid, r: 4.5, class: `ae-stroke ${cls}`, "stroke-width": 2 }, svg),
+    frame: () =>
+      svgEl("rect", { x: 3, y: 2, width: 18, height: 10, class: `ae-stroke ${cls}`, "stroke-width": 2 }, svg),
+    word: () => svgEl("rect", { x: 2, y: 10, width: 20, height: 3, class: `ae-fill ${cls}` }, svg),
+  };
+  const mark = item.series === undefined ? item.mark : dash ? "dash" : "line";
+  if (item.fill) svgEl("rect", { x: 3, y: 2, width: 18, height: 10, class: "ae-outline" }, svg).style.fill = item.fill;
+  else draw[mark]();
+}
+
+/**
+ * Fill `box` with the legend `items`: [{mark, colour, text}] or [{ramp, low, high, text}]
+ * (a ramp's ends labelled low and high), or [{fill, text}] (a box of the CSS colour `fill`).
+ */
+function drawLegend(box, items, dark) {
+  box.replaceChildren();
+  box.hidden = items.length === 0;
+  for (const item of items) {
+    const entry = htmlEl("span", { className: "ae-key" }, box);
+    if (item.ramp) htmlEl("span", { className: "ae-ramp-end" }, entry, item.low);
+    legendMark(entry, item, dark);
+    if (item.ramp) htmlEl("span", { className: "ae-ramp-end" }, entry, item.high);
+    htmlEl("span", {}, entry, item.text);
+  }
+}
+
 // ------------------------------------------------------------------ the explorer
 
 /**
- * The explorer's elements in `el`: a root that owns its keys, the controls row, a sizer (its
- * width is the drawing's), the drawing, the note under it and a live region for screen
- * readers.
+ * The explorer's elements in `el`: a root that owns its keys, the task line (what to try and
+ * what to look for), the controls row, a sizer (its width is the drawing's), the drawing, its
+ * legend, the note under it and a live region for screen readers.
  */
 function scaffold(el) {
   const root = htmlEl("div", { className: "attnbook-explorer" }, el);
@@ -470,14 +644,16 @@ function scaffold(el) {
   // or a picker, still happens.
   const own = (event) => event.stopPropagation();
   for (const type of ["keydown", "keyup", "keypress"]) root.addEventListener(type, own);
+  const task = htmlEl("p", { className: "ae-task" }, root);
   const controls = htmlEl("div", { className: "ae-controls" }, root);
   const sizer = htmlEl("div", { className: "ae-sizer" }, root);
   const drawing = svgEl("svg", { role: "img", class: "ae-drawing" }, root);
+  const legend = htmlEl("div", { className: "ae-legend" }, root);
   const note = htmlEl("p", { className: "ae-note", id: uid("ae-note") }, root);
   drawing.setAttribute("aria-describedby", note.id);
   const live = htmlEl("div", { className: "ae-sr" }, root);
   live.setAttribute("aria-live", "polite");
-  return { root, controls, sizer, drawing, note, live };
+  return { root, task, controls, sizer, drawing, legend, note, live };
 }
 
 /**
@@ -485,13 +661,14 @@ function scaffold(el) {
  * redraws and tells the model; a change of the trait (from the kernel) moves the control
  * and redraws. Returns the function that stops following the trait.
  */
-function bind(c, controls, model, ui, redraw) {
-  const control = (c.kind === "picker" ? picker : slider)(controls, c);
+function bind(c, controls, model, ui, redraw, say) {
+  const control = CONTROLS[c.kind](controls, c, say);
   const fromTrait = c.fromTrait ?? ((v) => v);
   const toTrait = c.toTrait ?? ((v) => v);
   control.write(c.trait ? fromTrait(model.get(c.trait)) : c.value);
   ui.values[c.name] = control.read();
-  control.input.addEventListener(control.event, () => {
+  const changed = (event) => {
+    if (control.take && !control.take(event)) return;
     ui.values[c.name] = control.read();
     control.show(ui.values[c.name]);
     redraw(c.rebuild);
@@ -502,7 +679,8 @@ function bind(c, controls, model, ui, redraw) {
     } catch {
       // a static page has no kernel to tell
     }
-  });
+  };
+  for (const input of control.inputs) input.addEventListener(control.event, changed);
   if (!c.trait) return () => {};
   const follow = () => {
     control.write(fromTrait(model.get(c.trait)));
@@ -519,10 +697,18 @@ function bind(c, controls, model, ui, redraw) {
  * Mount an explorer into `el` and return anywidget's cleanup function.
  *
  * spec.label      what the drawing is, for its text alternative's first words
- * spec.controls   [{kind: "slider" | "picker", name, label, trait?, toTrait?, fromTrait?,
- *                  rebuild?, ...}]: sliders take min, max, step, text(v); pickers take
- *                  options [[value, text], ...]. A control with a trait starts from the
- *                  trait's value, writes it back on every change, and follows it.
+ * spec.task       what to try and what to look for, in a sentence or two, shown first (the
+ *                 trait `task`, when a chapter sets it, is shown instead: a string, or
+ *                 {en, zh} with one per language)
+ * spec.legend     what each colour and mark of the drawing means: [{mark, colour, text}, ...]
+ *                 (see drawLegend), or ui => that list when it depends on the drawing
+ * spec.controls   [{kind: "slider" | "picker" | "buttons" | "toggles", name, label, trait?,
+ *                  toTrait?, fromTrait?, rebuild?, ...}]: sliders take min, max, step,
+ *                  text(v); pickers and buttons take options [[value, text], ...]; toggles
+ *                  take options [[k, text], ...] and hold the bit mask of those on (with
+ *                  atLeastOne: the message heard when the reader tries to switch off the
+ *                  last). A control with a trait starts from the trait's value, writes it back
+ *                  on every change, and follows it.
  * spec.build(ui)  draw the parts that only change with the size, the theme or a control
  *                 marked `rebuild`; call ui.size(height) with the drawing's height.
  * spec.update(ui) redraw from ui.values (the controls' current values) by updating the
@@ -530,11 +716,13 @@ function bind(c, controls, model, ui, redraw) {
  *
  * ui.width is the drawing's width in CSS px (the SVG's viewBox uses the same units, so
  * 12 px text is shown at 12 px), ui.narrow is true below NARROW px, ui.dark follows the
- * theme. ui.redraw(rebuild) redraws when something other than a control changed (an
- * explorer that computes in the browser, after the reader typed).
+ * theme, ui.t gives the page's words (strings.js). ui.redraw(rebuild) redraws when something
+ * other than a control changed (an explorer that computes in the browser, after the reader
+ * typed).
  */
 export function mount(el, model, spec) {
-  const { root, controls, sizer, drawing, note, live } = scaffold(el);
+  const { root, task, controls, sizer, drawing, legend, note, live } = scaffold(el);
+  const t = translator(el, model);
   const ui = {
     root,
     svg: drawing,
@@ -543,6 +731,7 @@ export function mount(el, model, spec) {
     width: 0,
     narrow: false,
     dark: isDark(),
+    t,
     size(height) {
       const h = Math.ceil(height);
       setAttrs(drawing, { viewBox: `0 0 ${ui.width} ${h}`, width: ui.width, height: h });
@@ -550,14 +739,25 @@ export function mount(el, model, spec) {
     redraw: (rebuild = false) => redraw(rebuild),
   };
   let liveTimer = 0;
+  const say = (text) => {
+    clearTimeout(liveTimer);
+    setText(live, text);
+  };
+  // a chapter's own task line (the trait `task`: a string, or one per language) wins
+  const own = model.get("task");
+  const lang = language(el, model.get("language") || "");
+  setText(task, (typeof own === "string" ? own : own?.[lang] || own?.en) || spec.task || "");
+  task.hidden = !task.textContent;
 
   function redraw(rebuild = false) {
     if (rebuild) {
       while (drawing.firstChild) drawing.removeChild(drawing.firstChild);
       spec.build(ui);
+      const items = typeof spec.legend === "function" ? spec.legend(ui) : (spec.legend ?? []);
+      drawLegend(legend, items, ui.dark);
     }
     const text = spec.update(ui);
-    drawing.setAttribute("aria-label", `${spec.label}. ${text}`);
+    drawing.setAttribute("aria-label", t("common.drawing", { label: spec.label, text }));
     clearTimeout(liveTimer); // announce the drawing once the reader stops moving a control
     liveTimer = setTimeout(() => setText(live, text), 500);
   }
@@ -579,7 +779,7 @@ export function mount(el, model, spec) {
     redraw(true);
   }
 
-  const unbind = spec.controls.map((c) => bind(c, controls, model, ui, redraw));
+  const unbind = spec.controls.map((c) => bind(c, controls, model, ui, redraw, say));
   root.classList.toggle("ae-dark", ui.dark);
   layout();
   const resize = typeof ResizeObserver === "function" ? new ResizeObserver(layout) : null;

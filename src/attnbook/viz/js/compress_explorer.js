@@ -4,9 +4,10 @@
 // ties rounded to even like torch.round):
 //   qmax = 2^(b-1) − 1,   s = max_j |w_j| / qmax,   q_j = clamp(round(w_j / s), −qmax, qmax),
 // and draws ŵ_j = q_j · s against w (a staircase), next to accuracy against b.
-import { axes, label, pool, setAttrs, setText, svgEl } from "./base.js";
+import { COLOUR, axes, label, pool, setAttrs, setText, svgEl } from "./base.js";
 import { fmt, linear, niceTicks, roundHalfEven } from "./base.js";
 import { choiceSlider, mount } from "./base.js";
+import { translator } from "./strings.js";
 
 /** quantize_per_channel for one row w at `bits` bits: the codes q, the scale s and ŵ. */
 export function quantizeRow(w, bits) {
@@ -23,6 +24,7 @@ export function quantizeRow(w, bits) {
 }
 
 function render({ model, el }) {
+  const t = translator(el, model);
   const layers = model.get("layers");
   const rows = model.get("rows"); // (layers, rows, d_in)
   const accBits = model.get("accuracy_bits");
@@ -39,11 +41,17 @@ function render({ model, el }) {
       : { x0: Math.floor(W / 2) + 50, x1: W - 30, y0: 30, y1: A.y1 };
     parts = { A, B, grid: pool(svgEl("g", {}, svg), "line", { class: "ae-grid" }) };
     parts.title = label(svg, 4, 14, "", "start", "ae-title");
-    parts.aAxes = axes(svg, { ...A, xTitle: "float weight w_cj", yTitle: "ŵ_cj = q_cj · s_c", yTitleX: 12 });
-    parts.diagonal = svgEl("line", { class: "ae-stroke ae-off", "stroke-dasharray": "4 3" }, svg);
-    parts.dots = pool(svgEl("g", { class: "ae-fill ae-c0", "fill-opacity": 0.75 }, svg), "circle", { r: 3 });
-    label(svg, B.x0 - 40, B.y0 - 16, "whole model: exact match", "start", "ae-title");
-    const bAxes = axes(svg, { ...B, xTitle: "bits b" });
+    parts.aAxes = axes(svg, {
+      ...A,
+      xTitle: t("quantization.floatAxis"),
+      yTitle: t("quantization.codeAxis"),
+      yTitleX: 12,
+    });
+    parts.diagonal = svgEl("line", { class: `ae-stroke ${COLOUR.reference}`, "stroke-dasharray": "4 3" }, svg);
+    const dots = svgEl("g", { class: `ae-fill ${COLOUR.main}`, "fill-opacity": 0.75 }, svg);
+    parts.dots = pool(dots, "circle", { r: 3 });
+    label(svg, B.x0 - 40, B.y0 - 16, t("quantization.accuracyTitle"), "start", "ae-title");
+    const bAxes = axes(svg, { ...B, xTitle: t("quantization.bits") });
     const lo = accBits[0];
     const hi = accBits[accBits.length - 1];
     parts.XB = linear(lo, hi === lo ? lo + 1 : hi, B.x0 + 8, B.x1 - 8);
@@ -53,11 +61,11 @@ function render({ model, el }) {
       parts.XB,
     );
     bAxes.yTicks(
-      [0, 0.25, 0.5, 0.75, 1].map((t) => ({ value: t, label: `${100 * t}%` })),
+      [0, 0.25, 0.5, 0.75, 1].map((share) => ({ value: share, label: `${100 * share}%` })),
       parts.YB,
     );
     const points = accBits.map((b, i) => `${parts.XB(b)},${parts.YB(acc[i])}`).join(" ");
-    svgEl("polyline", { points, class: "ae-stroke ae-off", "stroke-width": 2 }, svg);
+    svgEl("polyline", { points, class: `ae-stroke ${COLOUR.main}`, "stroke-width": 2 }, svg);
     parts.marks = accBits.map((b, i) => svgEl("circle", { cx: parts.XB(b), cy: parts.YB(acc[i]), r: 3.5 }, svg));
     parts.accText = label(svg, 0, 0, "");
     ui.size(B.y1 + 40);
@@ -70,7 +78,7 @@ function render({ model, el }) {
     const w = rows[li][row];
     const r = quantizeRow(w, bits);
     const { A } = parts;
-    setText(parts.title, `quantized ŵ against float w (${bits} bits)`);
+    setText(parts.title, t("quantization.title", { bits }));
     const lim = 1.05 * Math.max(...w.map(Math.abs), 1e-9);
     const X = linear(-lim, lim, A.x0, A.x1);
     const Y = linear(-lim, lim, A.y1, A.y0);
@@ -91,7 +99,7 @@ function render({ model, el }) {
     parts.dots.trim(w.length);
     const i = accBits.indexOf(bits);
     parts.marks.forEach((mark, k) =>
-      setAttrs(mark, { r: k === i ? 6 : 3.5, class: `ae-fill ${k === i ? "ae-c1" : "ae-off"}` }),
+      setAttrs(mark, { r: k === i ? 6 : 3.5, class: `ae-fill ${k === i ? COLOUR.query : COLOUR.main}` }),
     );
     const below = acc[i] > 0.85; // keep the label clear of the panel's title
     const atEnd = i === accBits.length - 1;
@@ -99,33 +107,53 @@ function render({ model, el }) {
       x: parts.XB(bits),
       y: parts.YB(acc[i]) + (below ? 22 : -10),
       "text-anchor": atEnd ? "end" : i === 0 ? "start" : "middle",
-      class: "ae-fill ae-c1",
+      class: "ae-title",
     });
     setText(parts.accText, `${(100 * acc[i]).toFixed(1)}%`);
-    ui.note.textContent =
-      `${layers[li]}, row ${row}: s = ${fmt(r.s, 4)}, codes −${r.qmax}…${r.qmax} (${r.used} used by this row) · ` +
-      `largest |ŵ − w| = ${fmt(r.maxErr, 4)} ≤ s/2 = ${fmt(r.s / 2, 4)} · whole model at ${bits} bits: ` +
-      `${(100 * acc[i]).toFixed(1)}% exact match`;
-    return (
-      `Row ${row} of ${layers[li]} at ${bits} bits: ${w.length} weights fall on ${r.used} of the ` +
-      `${2 * r.qmax + 1} levels, step s = ${fmt(r.s, 4)}, largest error ${fmt(r.maxErr, 4)}; ` +
-      `the whole model quantized to ${bits} bits has exact-match accuracy ${(100 * acc[i]).toFixed(1)}%.`
-    );
+    const accuracy = (100 * acc[i]).toFixed(1);
+    ui.note.textContent = t("quantization.note", {
+      layer: layers[li],
+      row,
+      s: fmt(r.s, 4),
+      qmax: r.qmax,
+      used: r.used,
+      error: fmt(r.maxErr, 4),
+      half: fmt(r.s / 2, 4),
+      bits,
+      accuracy,
+    });
+    return t("quantization.alt", {
+      row,
+      layer: layers[li],
+      bits,
+      weights: w.length,
+      used: r.used,
+      levels: 2 * r.qmax + 1,
+      s: fmt(r.s, 4),
+      error: fmt(r.maxErr, 4),
+      accuracy,
+    });
   }
 
   return mount(el, model, {
-    label:
-      "Quantized weights against the float weights of one row, and the model's accuracy against the number of bits",
+    label: t("quantization.label"),
+    task: t("quantization.task"),
+    legend: [
+      { mark: "dot", colour: "main", text: t("quantization.legendWeight") },
+      { mark: "dash", colour: "reference", text: t("quantization.legendExact") },
+      { mark: "line", colour: "main", text: t("quantization.legendAccuracy") },
+      { mark: "dot", colour: "query", text: t("quantization.legendBits") },
+    ],
     controls: [
       {
         kind: "picker",
         name: "layer",
-        label: "layer",
+        label: t("common.layer"),
         trait: "layer",
         options: layers.map((name) => [name, name]),
       },
-      { kind: "slider", name: "row", label: "row c", trait: "row", min: 0, max: nRows - 1, text: String },
-      choiceSlider("bits", "bits b", "bits", accBits, (b) => `${b} bits`),
+      { kind: "slider", name: "row", label: t("quantization.row"), trait: "row", min: 0, max: nRows - 1, text: String },
+      choiceSlider("bits", t("quantization.bits"), "bits", accBits, (b) => t("quantization.nBits", { b })),
     ],
     build,
     update,

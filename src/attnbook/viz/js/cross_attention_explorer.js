@@ -1,19 +1,7 @@
 // Cross-attention explorer: rows are the decoder's output characters, columns the source
 // characters; pick the example, the layer and the head (or the mean over heads).
-import {
-  colourKey,
-  headPicker,
-  label,
-  mount,
-  pixelImage,
-  pool,
-  sequential,
-  sequentialRGB,
-  setAttrs,
-  setText,
-  svgEl,
-  vlabel,
-} from "./base.js";
+import { headPicker, label, mount, pixelImage, pool, sequentialRGB, setAttrs, setText, svgEl, vlabel } from "./base.js";
+import { translator } from "./strings.js";
 
 /** The (T_out, T_src) weights of head k of one layer W (h, T_out, T_src); k < 0: their mean. */
 export function headWeights(W, k) {
@@ -24,6 +12,7 @@ export function headWeights(W, k) {
 const shown = (c) => (c === " " ? "␣" : c);
 
 function render({ model, el }) {
+  const t = translator(el, model);
   const sources = model.get("sources");
   const outputs = model.get("outputs");
   const weights = model.get("weights"); // [example][layer][head][out][src]
@@ -43,12 +32,10 @@ function render({ model, el }) {
       rows: pool(svg, "text", { "text-anchor": "end" }),
       image: svgEl("image", { x: left, y: top, preserveAspectRatio: "none" }, svg),
       frame: svgEl("rect", { x: left, y: top, class: "ae-frame" }, svg),
-      axis: vlabel(svg, 12, 0, "output"),
-      key: svgEl("g", {}, svg),
+      axis: vlabel(svg, 12, 0, t("cross.outputAxis")),
     };
     parts.image.style.imageRendering = "pixelated";
-    label(svg, left, 32, "source characters (keys) →", "start", "ae-muted");
-    colourKey(parts.key, 14, 0, 110, sequential, "0", "1 (weight)");
+    label(svg, left, 32, t("cross.sourceAxis"), "start", "ae-muted");
   }
 
   function update(ui) {
@@ -75,41 +62,44 @@ function render({ model, el }) {
     setAttrs(parts.frame, size);
     const middle = top + size.height / 2;
     setAttrs(parts.axis, { y: middle, transform: `rotate(-90 12 ${middle})` });
-    const y = top + size.height + 12;
-    setAttrs(parts.key, { transform: `translate(${left} ${y})` });
-    ui.size(y + 18);
+    ui.size(top + size.height + 8);
 
     const rows = headWeights(weights[e][l], k);
-    const which = k >= 0 ? `head ${k + 1}` : "mean of heads";
-    setText(parts.title, `cross-attention, layer ${l + 1}, ${which}`);
+    const which = k >= 0 ? t("common.headN", { n: k + 1 }) : t("common.meanOfHeads");
+    setText(parts.title, t("cross.title", { layer: l + 1, which }));
     pixelImage(parts.image, out.length, src.length, (i, j) => sequentialRGB(rows[i][j]));
     const peaks = rows.map((r, i) => `${shown(out[i])}→${shown(src[r.indexOf(Math.max(...r))])}`);
-    ui.note.textContent = "strongest source character per output: " + peaks.join("  ");
-    return (
-      `Heat map of layer ${l + 1}, ${which}, for the source "${src.join("")}": rows are the ` +
-      `${out.length} output characters, columns the ${src.length} source characters; ` +
-      `the strongest source character per output is ${peaks.join(", ")}.`
-    );
+    ui.note.textContent = t("cross.note", { peaks: peaks.join("  ") });
+    return t("cross.alt", {
+      layer: l + 1,
+      which,
+      source: src.join(""),
+      rows: out.length,
+      cols: src.length,
+      peaks: peaks.join(t("common.listSeparator")),
+    });
   }
 
   return mount(el, model, {
-    label: "Cross-attention weights of each output character over the source characters",
+    label: t("cross.label"),
+    task: t("cross.task"),
+    legend: [{ ramp: "sequential", low: "0", high: "1", text: t("cross.legendWeight") }],
     controls: [
       {
         kind: "picker",
         name: "example",
-        label: "example",
+        label: t("cross.example"),
         trait: "example",
         options: sources.map((s, i) => [i, s.join("")]),
       },
       {
         kind: "picker",
         name: "layer",
-        label: "layer",
+        label: t("common.layer"),
         trait: "layer",
-        options: [...Array(N).keys()].map((l) => [l, `${l + 1} of ${N}`]),
+        options: [...Array(N).keys()].map((l) => [l, t("common.layerOf", { n: l + 1, N })]),
       },
-      headPicker(h),
+      headPicker(h, t),
     ],
     build,
     update,

@@ -1,16 +1,18 @@
 // PE heatmap explorer (§3.5): the (max_len, d_model) table of sines and cosines, recomputed
 // in the browser whenever the d_model slider or the layout picker moves.
-import { colourKey, label, pixelImage, setAttrs, setText, svgEl, vlabel } from "./base.js";
-import { diverging, divergingRGB, mount } from "./base.js";
-import { LAYOUT_PICKER, frequencies, peTable } from "./positional.js";
+import { label, pixelImage, setAttrs, setText, svgEl, vlabel } from "./base.js";
+import { divergingRGB, mount } from "./base.js";
+import { frequencies, layoutPicker, peTable } from "./positional.js";
+import { translator } from "./strings.js";
 
 function render({ model, el }) {
+  const t = translator(el, model);
   const L = model.get("max_len");
   const base = model.get("base");
   let parts;
 
   function build(ui) {
-    const { svg, width: W, dark } = ui;
+    const { svg, width: W } = ui;
     const top = 24;
     const x0 = 44;
     const rowH = Math.max(2, Math.min(6, Math.floor(360 / L)));
@@ -23,10 +25,9 @@ function render({ model, el }) {
     svgEl("rect", { x: x0, y: top, width: w, height: H, class: "ae-frame" }, svg);
     for (const pos of [0, Math.floor(L / 2), L - 1])
       label(svg, x0 - 6, top + (pos + 0.5) * rowH + 4, String(pos), "end");
-    vlabel(svg, 14, top + H / 2, "position pos");
+    vlabel(svg, 14, top + H / 2, t("positional.pos"));
     parts.ticks = [0, 1, 2].map(() => label(svg, 0, top + H + 14, "", "middle"));
-    label(svg, x0, top + H + 34, "dimension", "start");
-    colourKey(svg, x0 + w - 120, top + H + 24, 100, (t) => diverging(2 * t - 1, dark), "−1", "+1");
+    label(svg, x0, top + H + 34, t("positional.dimension"), "start");
     ui.size(top + H + 42);
   }
 
@@ -34,7 +35,7 @@ function render({ model, el }) {
     const { d_model: d, layout } = ui.values;
     const half = d / 2;
     const table = peTable(L, d, base, layout);
-    setText(parts.title, `PE: ${L} positions × ${d} dimensions`);
+    setText(parts.title, t("peHeatmap.title", { L, d }));
     pixelImage(parts.image, L, d, (pos, j) => divergingRGB(table[pos][j], ui.dark));
     parts.image.dataset.dModel = String(d);
     [0, half, d - 1].forEach((j, k) => {
@@ -44,22 +45,28 @@ function render({ model, el }) {
     const omega = frequencies(d, base);
     const lamMax = (2 * Math.PI) / omega[half - 1];
     const slow = omega.findIndex((w) => (2 * Math.PI) / w > 10 * L);
-    const slowText =
-      slow < 0
-        ? "every pair completes a visible part of its period here"
-        : `pairs ${slow}…${half - 1} have wavelengths over 10 × ${L} positions and look almost constant`;
-    ui.note.textContent =
-      `${half} frequencies; wavelengths from 2π ≈ 6.3 to 2π·${base}^(${d - 2}/${d}) ≈ ` +
-      `${Math.round(lamMax).toLocaleString("en")} positions · ${slowText}`;
-    const fast = layout === "interleaved" ? "the left columns" : "the left columns of each half";
-    return (
-      `Heat map of the ${L} × ${d} table, ${layout} layout: ${fast} change fastest down the ` +
-      `positions, ${slow < 0 ? "and every column changes visibly" : `columns of pairs ${slow} on are almost constant`}.`
-    );
+    const slowText = slow < 0 ? t("peHeatmap.allVisible") : t("peHeatmap.slowPairs", { slow, last: half - 1, L });
+    ui.note.textContent = t("peHeatmap.note", {
+      half,
+      base,
+      top: d - 2,
+      d,
+      longest: Math.round(lamMax).toLocaleString("en"),
+      slow: slowText,
+    });
+    return t("peHeatmap.alt", {
+      L,
+      d,
+      layout: t(`positional.name.${layout}`),
+      fast: t(`peHeatmap.fast.${layout}`),
+      rest: slow < 0 ? t("peHeatmap.restVisible") : t("peHeatmap.restConstant", { slow }),
+    });
   }
 
   return mount(el, model, {
-    label: "Heat map of the positional-encoding table, positions down, dimensions across, blue −1 to orange +1",
+    label: t("peHeatmap.label"),
+    task: t("peHeatmap.task"),
+    legend: [{ ramp: "diverging", low: "−1", high: "+1", text: t("positional.legendValue") }],
     controls: [
       {
         kind: "slider",
@@ -71,7 +78,7 @@ function render({ model, el }) {
         step: 2,
         text: String,
       },
-      LAYOUT_PICKER,
+      layoutPicker(t),
     ],
     build,
     update,

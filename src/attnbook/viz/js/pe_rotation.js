@@ -1,9 +1,11 @@
 // Rotation explorer (§3.5): M_k turns each (sin, cos) pair of PE(pos) by k·ω_i, whatever pos
 // is: PE(pos + k) = M_k · PE(pos), every block [[cos kω, sin kω], [−sin kω, cos kω]].
-import { fmt, label, line, mount, setAttrs, setText, svgEl } from "./base.js";
+import { COLOUR, fmt, label, line, mount, setAttrs, setText, svgEl } from "./base.js";
 import { frequencies, peVector, rotate } from "./positional.js";
+import { translator } from "./strings.js";
 
 function render({ model, el }) {
+  const t = translator(el, model);
   const d = model.get("d_model");
   const base = model.get("base");
   const half = d / 2;
@@ -31,11 +33,11 @@ function render({ model, el }) {
       parts.pairs.push({
         cx,
         cy,
-        arc: svgEl("polyline", { class: "ae-stroke ae-c4", "stroke-width": 2 }, svg),
-        from: svgEl("line", { x1: cx, y1: cy, class: "ae-stroke ae-c0" }, svg),
-        to: svgEl("line", { x1: cx, y1: cy, class: "ae-stroke ae-c1" }, svg),
-        dot: svgEl("circle", { r: 5, class: "ae-fill ae-c0" }, svg),
-        ring: svgEl("circle", { r: 5, class: "ae-stroke ae-c1", "stroke-width": 2 }, svg),
+        arc: svgEl("polyline", { class: `ae-stroke ${COLOUR.main}`, "stroke-width": 2 }, svg),
+        from: svgEl("line", { x1: cx, y1: cy, class: `ae-stroke ${COLOUR.query}` }, svg),
+        to: svgEl("line", { x1: cx, y1: cy, class: `ae-stroke ${COLOUR.main}` }, svg),
+        dot: svgEl("circle", { r: 5, class: `ae-fill ${COLOUR.query}` }, svg),
+        ring: svgEl("circle", { r: 5, class: `ae-stroke ${COLOUR.main}`, "stroke-width": 2 }, svg),
         caption: label(svg, cx, cy + R + 24, "", "middle"),
       });
     }
@@ -48,8 +50,8 @@ function render({ model, el }) {
     const target = peVector(pos + k, d, base, "interleaved");
     const turned = rotate(now, k, base);
     const worst = Math.max(...turned.map((x, j) => Math.abs(x - target[j])));
-    setText(parts.title, `M_${k} turns each pair of PE(${pos}) (●) by k·ωᵢ`);
-    setText(parts.subtitle, `and lands on PE(${pos + k}) (○), the same turn for every pos`);
+    setText(parts.title, t("peRotation.title", { k, pos }));
+    setText(parts.subtitle, t("peRotation.subtitle", { to: pos + k }));
     const R = parts.R;
     parts.pairs.forEach((p, i) => {
       const [s, c] = [now[2 * i], now[2 * i + 1]];
@@ -69,23 +71,29 @@ function render({ model, el }) {
       const deg = (turn * 180) / Math.PI;
       const net = (shown * 180) / Math.PI;
       const digits = Math.abs(deg) < 10 ? 2 : Math.abs(deg) < 100 ? 1 : 0;
-      setText(p.caption, `pair ${i}: ${fmt(deg, digits)}°` + (Math.abs(deg) >= 360 ? ` ≡ ${fmt(net, 0)}°` : ""));
+      const caption = t("peRotation.caption", { i, degrees: fmt(deg, digits) });
+      setText(p.caption, Math.abs(deg) >= 360 ? `${caption} ≡ ${fmt(net, 0)}°` : caption);
     });
     const [c0, s0] = [Math.cos(k), Math.sin(k)];
-    ui.note.textContent =
-      `block of pair 0 in M_${k}: [[${c0.toFixed(3)}, ${s0.toFixed(3)}], [${(-s0).toFixed(3)}, ` +
-      `${c0.toFixed(3)}]] (no pos in it) · largest |M_k·PE(pos) − PE(pos+k)| here: ${fmt(worst, 2)}`;
+    const block = `[[${c0.toFixed(3)}, ${s0.toFixed(3)}], [${(-s0).toFixed(3)}, ${c0.toFixed(3)}]]`;
+    ui.note.textContent = t("peRotation.note", { k, block, worst: fmt(worst, 2) });
     const degrees = omega.map((w) => fmt((k * w * 180) / Math.PI, 2)).join(", ");
-    return `Offset k = ${k}, position ${pos}: the ${half} pairs turn by ${degrees} degrees, from PE(${pos}) to PE(${pos + k}).`;
+    return t("peRotation.alt", { k, pos, half, degrees, to: pos + k });
   }
 
   return mount(el, model, {
-    label: "One unit circle per frequency pair: the point of PE(pos), the rotation by k·ωᵢ, and where it lands",
+    label: t("peRotation.label"),
+    task: t("peRotation.task"),
+    legend: [
+      { mark: "dot", colour: "query", text: t("peRotation.legendFrom") },
+      { mark: "ring", colour: "main", text: t("peRotation.legendTo") },
+      { mark: "line", colour: "main", text: t("peRotation.legendTurn") },
+    ],
     controls: [
       {
         kind: "slider",
         name: "k",
-        label: "offset k",
+        label: t("peRotation.offset"),
         trait: "k",
         min: -model.get("k_max"),
         max: model.get("k_max"),
@@ -94,7 +102,7 @@ function render({ model, el }) {
       {
         kind: "slider",
         name: "pos",
-        label: "position pos",
+        label: t("positional.pos"),
         trait: "pos",
         min: 0,
         max: model.get("pos_max"),

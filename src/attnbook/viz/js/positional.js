@@ -4,17 +4,11 @@
 // in the paper's interleaved layout, or [sin(pos·ω_0) … sin, cos(pos·ω_0) … cos]
 // concatenated. M_k turns each (sin, cos) pair by the angle k·ω_i.
 
-/** A picker of the trait `table_layout`, the `layout` of sinusoidal_encoding. */
-export const LAYOUT_PICKER = {
-  kind: "picker",
-  name: "layout",
-  label: "layout",
-  trait: "table_layout",
-  options: [
-    ["interleaved", "interleaved (the paper)"],
-    ["concatenated", "concatenated"],
-  ],
-};
+/** A picker of the trait `table_layout`, the `layout` of sinusoidal_encoding (`t`: the words). */
+export function layoutPicker(t) {
+  const options = ["interleaved", "concatenated"].map((name) => [name, t(`positional.layout.${name}`)]);
+  return { kind: "picker", name: "layout", label: t("positional.layout"), trait: "table_layout", options };
+}
 
 /** ω_i = base^(−2i/d_model) for i = 0 … d_model/2 − 1. */
 export function frequencies(d_model, base) {

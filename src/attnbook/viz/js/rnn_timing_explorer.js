@@ -1,6 +1,7 @@
 // Timing explorer: the sequence length n is chosen in the browser; the chart shows the
 // forward+backward times the chapter measured, on log–log axes, and bars at n.
-import { axes, fmt, label, line, linear, mount, setAttrs, setText, svgEl } from "./base.js";
+import { COLOUR, SERIES, axes, fmt, label, line, linear, mount, setAttrs, setText, svgEl } from "./base.js";
+import { translator } from "./strings.js";
 
 /** A time in ms for a reader: µs below 1 ms, whole ms from 10 ms on. */
 export function duration(ms) {
@@ -9,6 +10,7 @@ export function duration(ms) {
 }
 
 function render({ model, el }) {
+  const t = translator(el, model);
   const lengths = model.get("lengths");
   const labels = model.get("labels");
   const times = model.get("times_ms");
@@ -24,12 +26,7 @@ function render({ model, el }) {
       linear(Math.log2(lengths[0]), Math.log2(lengths[lengths.length - 1]), box.x0, box.x1)(Math.log2(n));
     const Y = (ms) => linear(lo, hi, box.y1, box.y0)(Math.log10(ms));
     parts = { X, Y, box, bars: [] };
-    const frame = axes(svg, {
-      ...box,
-      xTitle: "sequence length n (log)",
-      yTitle: "forward + backward",
-      grid: true,
-    });
+    const frame = axes(svg, { ...box, xTitle: t("timing.lengthAxis"), yTitle: t("timing.timeAxis"), grid: true });
     frame.xTicks(
       lengths.map((n) => ({ value: n, label: String(n) })),
       X,
@@ -37,16 +34,16 @@ function render({ model, el }) {
     const decades = [];
     for (let e = lo; e <= hi; e++) decades.push({ value: 10 ** e, label: duration(10 ** e) });
     frame.yTicks(decades, Y);
-    parts.cursor = line(svg, 0, box.y0, 0, box.y1, "ae-stroke ae-off");
+    parts.cursor = line(svg, 0, box.y0, 0, box.y1, `ae-stroke ${COLOUR.query}`);
     parts.cursor.setAttribute("stroke-dasharray", "4 3");
     const bx = narrow ? 4 : box.x1 + 40;
     const by = narrow ? box.y1 + 64 : box.y0 + 4;
     parts.heading = label(svg, bx, by, "", "start", "ae-title");
     parts.barMax = W - bx - 80;
     times.forEach((series, j) => {
-      const cls = `ae-c${j % 6}`;
+      const [cls, dash] = SERIES[j % SERIES.length];
       const d = series.map((ms, k) => `${k ? "L" : "M"}${X(lengths[k]).toFixed(1)},${Y(ms).toFixed(1)}`).join("");
-      svgEl("path", { d, class: `ae-stroke ${cls}`, "stroke-width": 2 }, svg);
+      svgEl("path", { d, class: `ae-stroke ${cls}`, "stroke-width": 2, "stroke-dasharray": dash }, svg);
       const y = by + 22 + j * 44;
       label(svg, bx, y + 2, labels[j], "start", `ae-fill ${cls}`);
       parts.bars.push({
@@ -64,7 +61,7 @@ function render({ model, el }) {
     const n = lengths[i];
     const { X, Y } = parts;
     setAttrs(parts.cursor, { x1: X(n), x2: X(n) });
-    setText(parts.heading, `measured at n = ${n}`);
+    setText(parts.heading, t("timing.heading", { n }));
     const maxMs = Math.max(...times.map((s) => s[i]));
     times.forEach((series, j) => {
       const { dot, bar, value } = parts.bars[j];
@@ -77,18 +74,30 @@ function render({ model, el }) {
     const order = labels.map((l, j) => [times[j][i], l]).sort((a, b) => a[0] - b[0]);
     const [fast, slow] = [order[0], order[order.length - 1]];
     const apart = (slow[0] / fast[0]).toFixed(1);
-    ui.note.textContent = `n = ${n}: fastest ${fast[1]} (${duration(fast[0])}), slowest ${slow[1]} (${duration(slow[0])}), ${apart}× apart`;
-    return `At n = ${n}: ${order.map(([ms, l]) => `${l} ${duration(ms)}`).join(", ")}; the slowest takes ${apart} times the fastest.`;
+    ui.note.textContent = t("timing.note", {
+      n,
+      fast: fast[1],
+      fastTime: duration(fast[0]),
+      slow: slow[1],
+      slowTime: duration(slow[0]),
+      apart,
+    });
+    const listed = order.map(([ms, l]) => t("timing.pair", { layer: l, time: duration(ms) }));
+    return t("timing.alt", { n, times: listed.join(t("common.listSeparator")), apart });
   }
 
   return mount(el, model, {
-    label:
-      "Measured forward and backward times of each layer against the sequence length, log–log, with bars at the chosen length",
+    label: t("timing.label"),
+    task: t("timing.task"),
+    legend: [
+      ...labels.map((text, j) => ({ mark: "dash", series: j, text })),
+      { mark: "dash", colour: "query", text: t("timing.legendLength") },
+    ],
     controls: [
       {
         kind: "slider",
         name: "index",
-        label: "sequence length n",
+        label: t("timing.length"),
         trait: "index",
         min: 0,
         max: lengths.length - 1,

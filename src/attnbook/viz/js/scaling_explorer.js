@@ -3,17 +3,13 @@
 //   s_j = scale · q·k_j,   p = softmax(s),   H(p),   ‖J‖_F with J = diag(p) − p pᵀ,
 //   ‖∂p/∂q‖_F = ‖J · scale · K‖_F,
 // for scale = 1, 1/√d_k or 1/d_k.
-import { axes, label, line, setAttrs, setText, svgEl } from "./base.js";
+import { COLOUR, axes, label, line, setAttrs, setText, svgEl } from "./base.js";
 import { entropy, fmt, linear, niceTicks, softmax } from "./base.js";
 import { choiceSlider, mount, twoPanels } from "./base.js";
+import { translator } from "./strings.js";
 
-const SCALINGS = [
-  ["none", "none (scale 1)"],
-  ["sqrt", "1/√d_k (the paper)"],
-  ["linear", "1/d_k"],
-];
-
-const SCALE_TEXT = { none: "1", sqrt: "(1/√d_k)", linear: "(1/d_k)" };
+// the trait's values, in the picker's order; their names and factors are in strings.js
+const SCALINGS = ["none", "sqrt", "linear"];
 
 export function scaleFactor(d_k, scaling) {
   if (scaling === "none") return 1;
@@ -57,6 +53,7 @@ export function stats(q, K, d_k, scale) {
 }
 
 function render({ model, el }) {
+  const t = translator(el, model);
   const q = model.get("q");
   const K = model.get("k");
   const dMax = q.length;
@@ -71,33 +68,32 @@ function render({ model, el }) {
     // panel A: the N(0, scale²·d_k) density of the logits, and this query's T logits
     parts.aTitle = label(svg, 4, A.y0 - 26, "", "start", "ae-title");
     parts.aNote = label(svg, 4, A.y0 - 8, "", "start", "ae-muted");
-    parts.aAxes = axes(svg, { x0: A.x0, x1: A.x1, y0: A.y0, y1: A.y1, xTitle: "logit value" });
-    parts.density = svgEl("polyline", { class: "ae-stroke ae-off", "stroke-width": 2 }, svg);
+    parts.aAxes = axes(svg, { x0: A.x0, x1: A.x1, y0: A.y0, y1: A.y1, xTitle: t("scaling.logitAxis") });
+    parts.density = svgEl("polyline", { class: `ae-stroke ${COLOUR.reference}`, "stroke-width": 1.5 }, svg);
     for (let j = 0; j < T; j++) parts.dots.push(svgEl("circle", { cy: A.y1 - 8, r: 4, "fill-opacity": 0.8 }, svg));
     // panel B: the weights p over the T keys
-    const bTitle = "weights p = softmax(s)";
-    label(svg, B.x0 - 40, B.y0 - 26, bTitle, "start", "ae-title");
-    label(svg, B.x0 - 40, B.y0 - 8, `dashed: uniform 1/${T}`, "start", "ae-muted");
-    const bAxes = axes(svg, { x0: B.x0, x1: B.x1, y0: B.y0, y1: B.y1, xTitle: `key j (1…${T})` });
+    label(svg, B.x0 - 40, B.y0 - 26, t("scaling.weightsTitle"), "start", "ae-title");
+    label(svg, B.x0 - 40, B.y0 - 8, t("scaling.uniform", { T }), "start", "ae-muted");
+    const bAxes = axes(svg, { x0: B.x0, x1: B.x1, y0: B.y0, y1: B.y1, xTitle: t("scaling.keyAxis", { T }) });
     const YB = linear(0, 1, B.y1, B.y0);
     bAxes.yTicks(niceTicks(0, 1, 2), YB);
     const bw = (B.x1 - B.x0) / T;
     for (let j = 0; j < T; j++) parts.bars.push(svgEl("rect", { x: B.x0 + j * bw + 1, width: bw - 2 }, svg));
-    const uniform = line(svg, B.x0, YB(1 / T), B.x1, YB(1 / T), "ae-stroke ae-c2");
+    const uniform = line(svg, B.x0, YB(1 / T), B.x1, YB(1 / T), `ae-stroke ${COLOUR.reference}`);
     uniform.setAttribute("stroke-dasharray", "4 3");
     parts.YB = YB;
     // panel C: entropy (linear, 0…log T) and the two gradient norms (log scale, 10⁻⁶…10)
     const cTop = B.y1 + 62;
     const gx0 = narrow ? 4 : 200;
     const gx1 = W - 70;
-    label(svg, 4, cTop - 10, "bars: log scale 10⁻⁶ … 10 (entropy: linear)", "start", "ae-muted");
-    const rows = ["entropy H(p) / log T", "‖∂p/∂s‖_F (to the scores)", "‖∂p/∂q‖_F (to the query)"];
+    label(svg, 4, cTop - 10, t("scaling.gaugeScale"), "start", "ae-muted");
+    const rows = [t("scaling.entropyGauge"), t("scaling.scoresGauge"), t("scaling.queryGauge")];
     const rowH = narrow ? 40 : 26;
     parts.gauges = rows.map((text, i) => {
       const y = cTop + i * rowH + (narrow ? 16 : 0);
       label(svg, narrow ? gx0 : gx0 - 8, narrow ? y - 3 : y + 13, text, narrow ? "start" : "end");
       svgEl("rect", { x: gx0, y: y + 2, width: gx1 - gx0, height: 16, class: "ae-panel" }, svg);
-      const bar = svgEl("rect", { x: gx0, y: y + 2, height: 16, class: `ae-fill ${i ? "ae-c3" : "ae-c2"}` }, svg);
+      const bar = svgEl("rect", { x: gx0, y: y + 2, height: 16, class: `ae-fill ${COLOUR.main}` }, svg);
       return { bar, value: label(svg, gx1 + 6, y + 14, "") };
     });
     parts.gx0 = gx0;
@@ -121,9 +117,9 @@ function render({ model, el }) {
     parts.density.setAttribute("points", points.join(" "));
     const best = r.p.indexOf(r.maxWeight);
     r.logits.forEach((s, j) =>
-      setAttrs(parts.dots[j], { cx: X(s), class: `ae-fill ${j === best ? "ae-c1" : "ae-c0"}` }),
+      setAttrs(parts.dots[j], { cx: X(s), class: `ae-fill ${j === best ? COLOUR.highlight : COLOUR.main}` }),
     );
-    setText(parts.aNote, `curve: N(0, ${fmt(sigma, 2)}²) · dots: the ${T} logits`);
+    setText(parts.aNote, t("scaling.curveNote", { sigma: fmt(sigma, 2), T }));
   }
 
   function update(ui) {
@@ -131,19 +127,19 @@ function render({ model, el }) {
     const scaling = ui.values.scaling;
     const scale = scaleFactor(d, scaling);
     const r = stats(q, K, d, scale);
-    setText(parts.aTitle, `logits sⱼ = ${SCALE_TEXT[scaling]} · q·kⱼ`);
+    setText(parts.aTitle, t("scaling.logitsTitle", { scale: t(`scaling.factor.${scaling}`) }));
     drawLogits(r, scale, d);
     r.p.forEach((w, j) => {
       const y = parts.YB(w);
       setAttrs(parts.bars[j], {
         y,
         height: Math.max(0.5, parts.B.y1 - y),
-        class: `ae-fill ${w === r.maxWeight ? "ae-c1" : "ae-c0"}`,
+        class: `ae-fill ${w === r.maxWeight ? COLOUR.highlight : COLOUR.main}`,
       });
     });
     const L = linear(-6, 1, parts.gx0, parts.gx1);
     const values = [
-      [parts.gx0 + (r.entropy / Math.log(T)) * (parts.gx1 - parts.gx0), `${fmt(r.entropy)} nats`],
+      [parts.gx0 + (r.entropy / Math.log(T)) * (parts.gx1 - parts.gx0), t("common.nats", { x: fmt(r.entropy) })],
       [L(Math.log10(Math.max(r.jacobianNorm, 1e-6))), fmt(r.jacobianNorm)],
       [L(Math.log10(Math.max(r.queryJacobianNorm, 1e-6))), fmt(r.queryJacobianNorm)],
     ];
@@ -151,21 +147,47 @@ function render({ model, el }) {
       parts.gauges[i].bar.setAttribute("width", Math.max(0.5, x - parts.gx0));
       setText(parts.gauges[i].value, text);
     });
-    ui.note.textContent =
-      `d_k = ${d}, scale = ${fmt(scale)}: logit std ${fmt(r.std)} (theory ${fmt(scale * Math.sqrt(d))}) · ` +
-      `largest weight ${fmt(r.maxWeight)} (uniform ${fmt(1 / T)}) · entropy ${fmt(r.entropy)} of at most ${fmt(Math.log(T))} nats`;
-    return (
-      `d_k = ${d}, scaling ${scaling}: the ${T} logits spread with standard deviation ${fmt(r.std, 2)}; ` +
-      `the largest weight is ${fmt(r.maxWeight, 2)}, entropy ${fmt(r.entropy, 2)} of at most ${fmt(Math.log(T), 2)} nats; ` +
-      `gradient norms ${fmt(r.jacobianNorm, 2)} to the scores and ${fmt(r.queryJacobianNorm, 2)} to the query.`
-    );
+    ui.note.textContent = t("scaling.note", {
+      d,
+      scale: fmt(scale),
+      std: fmt(r.std),
+      theory: fmt(scale * Math.sqrt(d)),
+      largest: fmt(r.maxWeight),
+      uniform: fmt(1 / T),
+      entropy: fmt(r.entropy),
+      most: fmt(Math.log(T)),
+    });
+    return t("scaling.alt", {
+      d,
+      scaling: t(`scaling.option.${scaling}`),
+      T,
+      std: fmt(r.std, 2),
+      largest: fmt(r.maxWeight, 2),
+      entropy: fmt(r.entropy, 2),
+      most: fmt(Math.log(T), 2),
+      toScores: fmt(r.jacobianNorm, 2),
+      toQuery: fmt(r.queryJacobianNorm, 2),
+    });
   }
 
   return mount(el, model, {
-    label: "The logits of one query against its keys, their softmax weights, and the entropy and gradient norms",
+    label: t("scaling.label"),
+    task: t("scaling.task"),
+    legend: [
+      { mark: "dot", colour: "main", text: t("scaling.legendKeys") },
+      { mark: "dot", colour: "highlight", text: t("scaling.legendLargest") },
+      { mark: "line", colour: "reference", text: t("scaling.legendTheory") },
+      { mark: "dash", colour: "reference", text: t("scaling.legendUniform") },
+    ],
     controls: [
       choiceSlider("d_k", "d_k", "d_k", dks),
-      { kind: "picker", name: "scaling", label: "scaling", trait: "scaling", options: SCALINGS },
+      {
+        kind: "picker",
+        name: "scaling",
+        label: t("scaling.scaling"),
+        trait: "scaling",
+        options: SCALINGS.map((name) => [name, t(`scaling.option.${name}`)]),
+      },
     ],
     build,
     update,

@@ -2,7 +2,8 @@
 //   lrate = d_model^-0.5 · min(step^-0.5, step · warmup^-1.5),
 // recomputed in the browser for the chosen d_model and warmup, beside the paper's base
 // setting (d_model = 512, warmup = 4000). Its peak, at step = warmup, is (d_model · warmup)^-0.5.
-import { axes, choiceSlider, fmt, label, line, linear, mount, niceTicks, setAttrs, setText, svgEl } from "./base.js";
+import { COLOUR, axes, choiceSlider, fmt, linear, mount, niceTicks, setAttrs, svgEl } from "./base.js";
+import { translator } from "./strings.js";
 
 const PAPER = { d_model: 512, warmup: 4000 };
 
@@ -11,6 +12,7 @@ export function lrate(step, d_model, warmup) {
 }
 
 function render({ model, el }) {
+  const t = translator(el, model);
   const dModels = model.get("d_models");
   const steps = model.get("steps");
   let parts;
@@ -19,23 +21,17 @@ function render({ model, el }) {
     const { svg, width: W, narrow } = ui;
     const box = { x0: 72, x1: W - 30, y0: 12, y1: narrow ? 200 : 250 };
     parts = { box, X: linear(0, steps, box.x0, box.x1) };
-    parts.axes = axes(svg, { ...box, xTitle: "training step", yTitle: "learning rate (lrate)", grid: true });
+    parts.axes = axes(svg, { ...box, xTitle: t("schedule.stepAxis"), yTitle: t("schedule.rateAxis"), grid: true });
     parts.axes.xTicks(
-      niceTicks(0, steps, narrow ? 3 : 5).map((t) => ({ ...t, label: t.value.toLocaleString("en") })),
+      niceTicks(0, steps, narrow ? 3 : 5).map((tick) => ({ ...tick, label: tick.value.toLocaleString("en") })),
       parts.X,
     );
-    parts.paper = svgEl("polyline", { class: "ae-stroke ae-off", "stroke-width": 1.5, "stroke-dasharray": "5 4" }, svg);
-    parts.curve = svgEl("polyline", { class: "ae-stroke ae-c0", "stroke-width": 2.5 }, svg);
-    parts.drop = svgEl("line", { y2: box.y1, class: "ae-stroke ae-c1", "stroke-dasharray": "3 3" }, svg);
-    parts.peak = svgEl("circle", { r: 4.5, class: "ae-fill ae-c1" }, svg);
-    // the legend: inside the plot's top right, or under the plot on a phone
-    const lx = narrow ? 8 : box.x1 - 230;
-    const ly = narrow ? box.y1 + 52 : box.y0 + 10;
-    line(svg, lx, ly, lx + 25, ly, "ae-stroke ae-c0").setAttribute("stroke-width", 2.5);
-    parts.legend = label(svg, lx + 30, ly + 4, "");
-    setAttrs(line(svg, lx, ly + 18, lx + 25, ly + 18, "ae-stroke ae-off"), { "stroke-dasharray": "5 4" });
-    label(svg, lx + 30, ly + 22, `the paper: ${PAPER.d_model}, ${PAPER.warmup}`);
-    ui.size(narrow ? ly + 30 : box.y1 + 42);
+    const paper = { class: `ae-stroke ${COLOUR.reference}`, "stroke-width": 1.5, "stroke-dasharray": "5 4" };
+    parts.paper = svgEl("polyline", paper, svg);
+    parts.curve = svgEl("polyline", { class: `ae-stroke ${COLOUR.main}`, "stroke-width": 2.5 }, svg);
+    parts.drop = svgEl("line", { y2: box.y1, class: `ae-stroke ${COLOUR.highlight}`, "stroke-dasharray": "3 3" }, svg);
+    parts.peak = svgEl("circle", { r: 4.5, class: `ae-fill ${COLOUR.highlight}` }, svg);
+    ui.size(box.y1 + 42);
   }
 
   function curve(d, w, Y) {
@@ -61,26 +57,40 @@ function render({ model, el }) {
     parts.curve.setAttribute("points", curve(d, w, Y));
     setAttrs(parts.drop, { x1: X(w), x2: X(w), y1: Y(peak) });
     setAttrs(parts.peak, { cx: X(w), cy: Y(peak) });
-    setText(parts.legend, `d_model = ${d}, warmup = ${w}`);
     const end = lrate(steps, d, w);
     const at = (s) => s.toLocaleString("en");
-    ui.note.textContent =
-      `peak ${fmt(peak, 3)} = (d_model · warmup)^-0.5 at step ${at(w)} (the paper's base: ${fmt(paperPeak, 3)}); ` +
-      `at step ${at(steps)}: ${fmt(end, 3)}, ${((100 * end) / peak).toFixed(0)}% of the peak = √(warmup / step)`;
-    return (
-      `For d_model = ${d} and warmup = ${at(w)} the learning rate rises linearly to ${fmt(peak, 3)} at step ` +
-      `${at(w)}, then decays as 1/√step to ${fmt(end, 3)} at step ${at(steps)}; the paper's setting peaks at ${fmt(paperPeak, 3)}.`
-    );
+    ui.note.textContent = t("schedule.note", {
+      peak: fmt(peak, 3),
+      warmup: at(w),
+      paperPeak: fmt(paperPeak, 3),
+      steps: at(steps),
+      end: fmt(end, 3),
+      percent: ((100 * end) / peak).toFixed(0),
+    });
+    return t("schedule.alt", {
+      d,
+      warmup: at(w),
+      peak: fmt(peak, 3),
+      end: fmt(end, 3),
+      steps: at(steps),
+      paperPeak: fmt(paperPeak, 3),
+    });
   }
 
   return mount(el, model, {
-    label: "The learning rate of Eq. (3) against the training step, beside the paper's base setting (dashed)",
+    label: t("schedule.label"),
+    task: t("schedule.task"),
+    legend: [
+      { mark: "line", colour: "main", text: t("schedule.legendYours") },
+      { mark: "dash", colour: "reference", text: t("schedule.legendPaper", PAPER) },
+      { mark: "dot", colour: "highlight", text: t("schedule.legendPeak") },
+    ],
     controls: [
       choiceSlider("d_model", "d_model", "d_model", dModels),
       {
         kind: "slider",
         name: "warmup",
-        label: "warmup",
+        label: t("schedule.warmup"),
         trait: "warmup",
         min: 100,
         max: 16000,

@@ -6,7 +6,21 @@
 //   p(y) = e^m / (e^m + V − 1),  p(k ≠ y) = 1 / (e^m + V − 1).
 // With ε = 0 the loss keeps falling as m grows; with ε > 0 it is smallest at p = q', i.e.
 // m* = log(q'(y) / q'(k≠y)), where it equals the entropy H(q').
-import { axes, fmt, label, linear, mount, niceTicks, pool, setAttrs, setText, svgEl, twoPanels } from "./base.js";
+import {
+  COLOUR,
+  axes,
+  fmt,
+  label,
+  linear,
+  mount,
+  niceTicks,
+  pool,
+  setAttrs,
+  setText,
+  svgEl,
+  twoPanels,
+} from "./base.js";
+import { translator } from "./strings.js";
 
 const M_MAX = 16; // the margins drawn: 0 … 16
 
@@ -22,6 +36,7 @@ export function lossAtMargin(m, epsilon, V) {
 }
 
 function render({ model, el }) {
+  const t = translator(el, model);
   let parts;
 
   function build(ui) {
@@ -29,25 +44,25 @@ function render({ model, el }) {
     const [A, B] = twoPanels(ui, { top: 30, height: 170, margin: 56, gap: 86 });
     parts = { A, B, bars: pool(svg, "rect") };
     // panel A: q'(k) for every class, the right one first
-    label(svg, 4, A.y0 - 14, "smoothed target q'", "start", "ae-title");
+    label(svg, 4, A.y0 - 14, t("smoothing.targetTitle"), "start", "ae-title");
     axes(svg, { ...A, yTitle: "q'(k)" }).yTicks(niceTicks(0, 1, 4), linear(0, 1, A.y1, A.y0));
     parts.classes = label(svg, (A.x0 + A.x1) / 2, A.y1 + 20, "", "middle");
     parts.right = label(svg, 0, 0, "");
     parts.other = label(svg, A.x1, 0, "", "end");
     // panel B: H(q', p) against the logit margin m of p
-    label(svg, B.x0 - 52, B.y0 - 14, "loss against the model's confidence", "start", "ae-title");
+    label(svg, B.x0 - 52, B.y0 - 14, t("smoothing.lossTitle"), "start", "ae-title");
     const bAxes = axes(svg, {
       ...B,
-      xTitle: "logit margin m of p",
-      yTitle: "H(q', p) (nats)",
+      xTitle: t("smoothing.marginAxis"),
+      yTitle: t("smoothing.lossAxis"),
       yTitleX: B.x0 - 44,
     });
     parts.bAxes = bAxes;
     parts.XB = linear(0, M_MAX, B.x0, B.x1);
     bAxes.xTicks(niceTicks(0, M_MAX, 4), parts.XB);
-    parts.curve = svgEl("polyline", { class: "ae-stroke ae-c0", "stroke-width": 2.5 }, svg);
-    parts.drop = svgEl("line", { class: "ae-stroke ae-c1", "stroke-dasharray": "3 3" }, svg);
-    parts.best = svgEl("circle", { r: 4.5, class: "ae-fill ae-c1" }, svg);
+    parts.curve = svgEl("polyline", { class: `ae-stroke ${COLOUR.main}`, "stroke-width": 2.5 }, svg);
+    parts.drop = svgEl("line", { class: `ae-stroke ${COLOUR.highlight}`, "stroke-dasharray": "3 3" }, svg);
+    parts.best = svgEl("circle", { r: 4.5, class: `ae-fill ${COLOUR.highlight}` }, svg);
     parts.bestText = label(svg, 0, 0, "");
     ui.size(B.y1 + 40);
   }
@@ -66,15 +81,15 @@ function render({ model, el }) {
         y: YA(v),
         width: Math.max(0.6, bw - 2 * gap),
         height: Math.max(0.5, A.y1 - YA(v)),
-        class: `ae-fill ${k === 0 ? "ae-c1" : "ae-c0"}`,
+        class: `ae-fill ${k === 0 ? COLOUR.main : COLOUR.other}`,
       });
     }
     parts.bars.trim(V);
-    setText(parts.classes, `class k (1…${V}; the right class y first)`);
+    setText(parts.classes, t("smoothing.classAxis", { V }));
     setAttrs(parts.right, { x: A.x0 + bw + 6, y: YA(right) + 14 });
-    setText(parts.right, `q'(y) = ${right.toFixed(3)}`);
+    setText(parts.right, t("smoothing.rightValue", { value: right.toFixed(3) }));
     setAttrs(parts.other, { y: Math.min(YA(0.12), YA(other) - 8) });
-    setText(parts.other, `others: ε/V = ${other.toFixed(4)}`);
+    setText(parts.other, t("smoothing.otherValue", { value: other.toFixed(4) }));
 
     const losses = [];
     for (let i = 0; i <= 160; i++) losses.push(lossAtMargin((M_MAX * i) / 160, epsilon, V));
@@ -102,31 +117,36 @@ function render({ model, el }) {
     setText(
       parts.bestText,
       visible
-        ? `minimum at m* = ${mStar.toFixed(2)}`
+        ? t("smoothing.minimumAt", { m: mStar.toFixed(2) })
         : epsilon > 0
-          ? "minimum beyond m = 16"
-          : "ε = 0: no minimum, m → ∞",
+          ? t("smoothing.minimumBeyond", { m: M_MAX })
+          : t("smoothing.noMinimum"),
     );
+    const eps = epsilon.toFixed(2);
     if (epsilon > 0) {
       const H = -(right * Math.log(right) + (V - 1) * other * Math.log(other));
-      ui.note.textContent =
-        `ε = ${epsilon.toFixed(2)}, V = ${V}: the loss is smallest when p = q', i.e. confidence ` +
-        `p(y) = ${right.toFixed(3)} at logit margin ${mStar.toFixed(2)}, where it equals H(q') = ${H.toFixed(3)} ` +
-        `nats; a model there has perplexity 1/p(y) = ${(1 / right).toFixed(3)} on the true labels, where ε = 0 would allow 1`;
-    } else {
-      ui.note.textContent =
-        `ε = 0, V = ${V}: one-hot target; the loss keeps falling as the margin grows, ` +
-        "so training pushes the confidence p(y) towards 1";
-    }
-    const where = epsilon > 0 ? `is smallest at margin ${fmt(mStar, 2)}` : "keeps falling: it has no minimum";
-    return (
-      `ε = ${epsilon.toFixed(2)}, V = ${V}: the target gives ${right.toFixed(3)} to the right class and ` +
-      `${other.toFixed(4)} to each of the ${V - 1} others; the loss against the logit margin ${where}.`
-    );
+      ui.note.textContent = t("smoothing.note", {
+        eps,
+        V,
+        right: right.toFixed(3),
+        m: mStar.toFixed(2),
+        H: H.toFixed(3),
+        perplexity: (1 / right).toFixed(3),
+      });
+    } else ui.note.textContent = t("smoothing.noteOneHot", { V });
+    const where = epsilon > 0 ? t("smoothing.smallestAt", { m: fmt(mStar, 2) }) : t("smoothing.keepsFalling");
+    return t("smoothing.alt", { eps, V, right: right.toFixed(3), other: other.toFixed(4), others: V - 1, where });
   }
 
   return mount(el, model, {
-    label: "The smoothed target distribution, and the loss against the model's logit margin",
+    label: t("smoothing.label"),
+    task: t("smoothing.task"),
+    legend: [
+      { mark: "bar", colour: "main", text: t("smoothing.legendRight") },
+      { mark: "bar", colour: "other", text: t("smoothing.legendOthers") },
+      { mark: "line", colour: "main", text: t("smoothing.legendLoss") },
+      { mark: "dot", colour: "highlight", text: t("smoothing.legendMinimum") },
+    ],
     controls: [
       {
         kind: "slider",
@@ -138,7 +158,7 @@ function render({ model, el }) {
         step: 0.01,
         text: (e) => e.toFixed(2),
       },
-      { kind: "slider", name: "V", label: "classes V", trait: "V", min: 2, max: 100, text: String },
+      { kind: "slider", name: "V", label: t("smoothing.classes"), trait: "V", min: 2, max: 100, text: String },
     ],
     build,
     update,

@@ -5,6 +5,7 @@
 // block of b rows, the key strip [start − w, start + b + w) (to start + b when causal);
 // block_sparse_attention computes the b × b blocks its layout keeps.
 import { label, mount, pixelImage, setText, svgEl, vlabel } from "./base.js";
+import { translator } from "./strings.js";
 
 // block_layout(n_blocks, local, global_blocks, stride, causal) of attnbook.efficient
 export function blockLayout(nBlocks, params, causal) {
@@ -54,29 +55,33 @@ export function blockSparse(n, b, params, causal) {
   return { states, used, computed: blocks * b * b, blocks, nBlocks };
 }
 
-// skipped, computed then masked, used: light and dark
+// skipped, computed then masked, used, light and dark: the colours of the panel background,
+// COLOUR.other and COLOUR.main (explorer.css), for the pixel image
 const STATES = {
   light: [
     [241, 243, 245],
-    [246, 190, 120],
+    [154, 161, 169],
     [0, 114, 178],
   ],
   dark: [
     [42, 47, 53],
-    [150, 92, 30],
+    [110, 118, 129],
     [86, 180, 233],
   ],
 };
-const LEGEND = ["never computed", "computed, then masked", "used"];
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
+/** The string key of a layout's name ("local + global" → "sparsity.layout.local_global"). */
+const layoutKey = (name) => `sparsity.layout.${name.replace(/\W+/g, "_")}`;
+
 function render({ model, el }) {
+  const t = translator(el, model);
   const n = model.get("n");
   const layouts = model.get("layout_params");
   let parts;
 
   function build(ui) {
-    const { svg, width: W, narrow, dark } = ui;
+    const { svg, width: W, narrow } = ui;
     const P = narrow ? W - 30 : Math.min(300, Math.floor((W - 60) / 2));
     const lefts = narrow ? [24, 24] : [24, 24 + P + 40];
     const tops = narrow ? [48, 48 + P + 112] : [48, 48];
@@ -92,19 +97,11 @@ function render({ model, el }) {
       };
       panel.image.style.imageRendering = "pixelated";
       svgEl("rect", { x: x0, y: top, width: P, height: P, class: "ae-frame" }, svg);
-      label(svg, x0 + P / 2, top + P + 16, `key position j (0…${n - 1})`, "middle");
-      vlabel(svg, x0 - 10, top + P / 2, "query position i");
+      label(svg, x0 + P / 2, top + P + 16, t("sparsity.keyAxis", { last: n - 1 }), "middle");
+      vlabel(svg, x0 - 10, top + P / 2, t("sparsity.queryAxis"));
       parts.panels.push(panel);
     }
-    const y = tops[1] + P + 72;
-    const colours = STATES[dark ? "dark" : "light"];
-    LEGEND.forEach((text, s) => {
-      const x = narrow ? lefts[0] : lefts[0] + [0, 150, 340][s];
-      const ly = narrow ? y + s * 20 : y;
-      svgEl("rect", { x, y: ly, width: 12, height: 12, fill: `rgb(${colours[s]})`, class: "ae-outline" }, svg);
-      label(svg, x + 18, ly + 11, text);
-    });
-    ui.size(narrow ? y + 60 : y + 20);
+    ui.size(tops[1] + P + 64);
   }
 
   function update(ui) {
@@ -112,33 +109,47 @@ function render({ model, el }) {
     const colours = STATES[ui.dark ? "dark" : "light"];
     const sw = slidingWindow(n, w, b, causal);
     const bs = blockSparse(n, b, layouts[name], causal);
+    const layout = t(layoutKey(name));
+    const strip = b + w * (causal ? 1 : 2);
     const texts = [
-      [`sliding window |i − j| ≤ ${w}`, `query blocks of ${b}, key strips of ${b + w * (causal ? 1 : 2)}`, sw],
-      [`block-sparse: ${name}`, `${bs.blocks} of ${bs.nBlocks}×${bs.nBlocks} blocks of ${b}×${b}`, bs],
+      [t("sparsity.windowTitle", { w }), t("sparsity.windowSubtitle", { b, strip }), sw],
+      [
+        t("sparsity.blockTitle", { layout }),
+        t("sparsity.blockSubtitle", { blocks: bs.blocks, grid: bs.nBlocks, b }),
+        bs,
+      ],
     ];
     texts.forEach(([title, subtitle, r], k) => {
       const panel = parts.panels[k];
       setText(panel.title, title);
       setText(panel.subtitle, subtitle);
       pixelImage(panel.image, n, n, (i, j) => colours[r.states[i][j]]);
-      setText(panel.used, `used ${r.used} = ${pct(r.used / (n * n))} of n²`);
-      setText(panel.computed, `computed ${r.computed} = ${pct(r.computed / (n * n))} of n² (padding included)`);
+      setText(panel.used, t("sparsity.used", { count: r.used, share: pct(r.used / (n * n)) }));
+      setText(panel.computed, t("sparsity.computed", { count: r.computed, share: pct(r.computed / (n * n)) }));
     });
-    const summary =
-      `Sliding window: ${pct(sw.computed / (n * n))} computed for ${pct(sw.used / (n * n))} used; ` +
-      `block-sparse: ${pct(bs.computed / (n * n))} computed for ${pct(bs.used / (n * n))} used.`;
-    ui.note.textContent = `n = ${n}: full attention computes all ${n * n} scores. ${summary}`;
-    return `${causal ? "Causal" : "Bidirectional"}, n = ${n}, window ${w}, blocks of ${b}, ${name} layout. ${summary}`;
+    const summary = t("sparsity.summary", {
+      swComputed: pct(sw.computed / (n * n)),
+      swUsed: pct(sw.used / (n * n)),
+      bsComputed: pct(bs.computed / (n * n)),
+      bsUsed: pct(bs.used / (n * n)),
+    });
+    ui.note.textContent = t("sparsity.note", { n, all: n * n, summary });
+    return t(causal ? "sparsity.altCausal" : "sparsity.altBidirectional", { n, w, b, layout, summary });
   }
 
   return mount(el, model, {
-    label:
-      "Two n × n score matrices, sliding-window and block-sparse: cells used, computed then masked, or never computed",
+    label: t("sparsity.label"),
+    task: t("sparsity.task"),
+    legend: [
+      { mark: "bar", colour: "main", text: t("sparsity.legendUsed") },
+      { mark: "bar", colour: "other", text: t("sparsity.legendMasked") },
+      { fill: "var(--ae-panel)", text: t("sparsity.legendSkipped") },
+    ],
     controls: [
       {
         kind: "slider",
         name: "window",
-        label: "window w",
+        label: t("sparsity.window"),
         trait: "window",
         min: 0,
         max: Math.floor(n / 2),
@@ -147,7 +158,7 @@ function render({ model, el }) {
       {
         kind: "slider",
         name: "block",
-        label: "block b",
+        label: t("sparsity.block"),
         trait: "block",
         min: 1,
         max: Math.floor(n / 2),
@@ -156,18 +167,18 @@ function render({ model, el }) {
       {
         kind: "picker",
         name: "layout",
-        label: "layout",
+        label: t("sparsity.layout"),
         trait: "layout_name",
-        options: Object.keys(layouts).map((k) => [k, k]),
+        options: Object.keys(layouts).map((name) => [name, t(layoutKey(name))]),
       },
       {
         kind: "picker",
         name: "causal",
-        label: "mask",
+        label: t("sparsity.mask"),
         trait: "causal",
         options: [
-          [false, "bidirectional (encoder)"],
-          [true, "causal (decoder)"],
+          [false, t("sparsity.bidirectional")],
+          [true, t("sparsity.causal")],
         ],
       },
     ],
