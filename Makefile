@@ -1,7 +1,7 @@
 # The two commands: `make book` builds the site, `make test` checks everything.
 # `book` is also a folder name, so the targets must be phony (or make says "up to date").
 .PHONY: book test checks venv assets fonts lint unit site-test colab-test colab-env browser \
-  benchmark sync-colab strip clean
+  benchmark sync-colab strip clean translations
 
 PYTHON ?= python3
 
@@ -22,10 +22,16 @@ VENDOR := site/static/attnbook-vendor
 # ATTNBOOK_FIGURE_VARIANTS: every figure also drawn for the dark theme and for phones
 # (attnbook.viz.variants; a reader's notebook draws each figure once).
 BUILD_ENV := TQDM_DISABLE=1 ATTNBOOK_FIGURE_VARIANTS=1
+# The Chinese edition (site/i18n.py) is built from the English build's executed notebooks,
+# their prose replaced from the catalogues in locales/zh_CN (nothing runs again), into
+# _build/zh, then copied to _build/html/zh-cn.
 book: venv assets fonts
 	$(call stamp,start)
 	$(BIN)/python site/make_cards.py
 	$(BUILD_ENV) $(BIN)/jupyter-book build . -W -n --keep-going
+	$(BIN)/python site/i18n.py apply
+	$(BIN)/jupyter-book build _build/zh-src --path-output _build/zh -W -n --keep-going
+	$(BIN)/python site/i18n.py publish
 	$(BIN)/python site/notebooks_for_colab.py
 	$(call stamp,end)
 	@echo
@@ -143,6 +149,11 @@ $(COLAB_WHEELS)/.downloaded: site/colab-runtime.txt pyproject.toml requirements-
 benchmark: venv assets browser
 	$(BUILD_ENV) $(BIN)/python benchmarks/build_times.py
 	$(BIN)/python benchmarks/page_weight.py
+
+# After changing the English prose: merge its messages into locales/zh_CN/LC_MESSAGES/*.po
+# (new ones untranslated, changed ones fuzzy); `site/i18n.py check` lists what is left.
+translations: venv
+	$(BIN)/python site/i18n.py update
 
 # After changing repository.url or branch in _config.yml: rewrite each chapter's Colab cell.
 sync-colab: venv

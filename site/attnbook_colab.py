@@ -11,6 +11,9 @@ run after the theme has made its buttons, points
 - the Binder button at `<binderhub_url>/v2/gh/<owner>/<repo>/<notebooks_branch>?urlpath=...`,
 - the download button's `.ipynb` at `<page>.ipynb`, the generated notebook.
 
+On the Chinese pages (the build whose `language` is `zh_CN`) the same buttons open the
+Chinese notebooks, `zh-cn/<page>.ipynb` on that branch and beside the page.
+
 Without `notebooks_branch` the launch buttons stay as the theme made them.
 """
 
@@ -19,7 +22,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from attnbook_site import LANGUAGES  # site/, as this extension
 from sphinx.application import Sphinx
+from sphinx.locale import get_translation
+
+_ = get_translation("sphinx")
 
 UI_PREFIX = {"classic": "tree", "jupyterlab": "lab/tree"}
 
@@ -57,11 +64,12 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
     options = app.config.html_theme_options
     launch = options.get("launch_buttons", {})
     branch = launch.get("notebooks_branch", "")
+    folder = LANGUAGES.get(app.config.language or "en", LANGUAGES["en"])[0]
     if branch and options.get("repository_url"):
         urls = launch_urls(
             options["repository_url"],
             branch,
-            f"{pagename}.ipynb",
+            f"{folder}{pagename}.ipynb",
             launch.get("colab_url", ""),
             launch.get("binderhub_url", ""),
             launch.get("notebook_interface", "classic"),
@@ -72,7 +80,7 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
     for button in _buttons(context, "download-buttons"):
         if button.get("label") == "download-source-button" and button["url"].endswith(".ipynb"):
             button["url"] = context["pathto"](f"{pagename}.ipynb", 1)
-            button["tooltip"] = "Download the notebook (for Colab or Jupyter)"
+            button["tooltip"] = _("Download the notebook (for Colab or Jupyter)")
 
 
 def setup(app: Sphinx) -> dict:

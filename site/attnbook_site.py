@@ -26,6 +26,13 @@
   ``attnbook-further``; each chapter's header then states how long its core path and its
   optional parts take to read (``site/reading_time.py``), and so do the landing page's
   cards (``<span class="attnbook-card-time" data-chapter="…">``).
+- **Two languages:** the book is built twice, in English and in Simplified Chinese
+  (``site/i18n.py``; the Chinese site sits at ``zh-cn/`` in the English one). Every page has
+  a link to the same page in the other language in its header (template
+  ``site/templates/attnbook-language.html``) and a ``<link rel="alternate" hreflang>``;
+  ``<html lang>`` is a language tag (``zh-CN``, not Sphinx's ``zh_CN``); the site's own
+  strings (the reading times) are marked with ``_()`` and translated by the catalogue
+  ``locales/zh_CN/LC_MESSAGES/sphinx.po``, which also fills the theme's missing strings.
 - Drops repeated ``<script>`` entries: sphinx-thebe (and sphinx-togglebutton)
   register their inline config scripts twice, which the browser reports as a
   redeclared ``const``.
@@ -34,6 +41,7 @@
 from __future__ import annotations
 
 import base64
+import gettext
 import hashlib
 import html
 import json
@@ -45,6 +53,9 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.locale import get_translation
+
+_ = get_translation("sphinx")  # in the Chinese build, the site's catalogue answers first
 
 HERE = Path(__file__).resolve().parent
 STATE_TYPE = "application/vnd.jupyter.widget-state+json"
@@ -59,6 +70,10 @@ def _config_inited(app: Sphinx, config: Config) -> None:
     config.templates_path = [str(HERE / "templates"), *config.templates_path]
     # one search entry point: the sidebar's field (and the article header's button on phones)
     config.html_theme_options.setdefault("navbar_persistent", [])
+    # the link to the other language, left of the header's buttons
+    config.html_theme_options.setdefault(
+        "article_header_end", ["attnbook-language.html", "article-header-buttons.html"]
+    )
 
 
 # ---------------------------------------------------------------- widgets
@@ -67,7 +82,7 @@ def _config_inited(app: Sphinx, config: Config) -> None:
 def _widget_state(app: Sphinx, docname: str) -> dict | None:
     """The saved widget state myst-nb registered for a page, if any."""
     js_files = getattr(app.env, "nb_metadata", {}).get(docname, {}).get("js_files", {})
-    _, kwargs = js_files.get("ipywidgets_state", (None, {}))
+    kwargs = js_files.get("ipywidgets_state", (None, {}))[1]
     body = kwargs.get("body")
     return json.loads(body) if body else None
 
@@ -240,8 +255,13 @@ _CARD_TIME = re.compile(
 
 
 def reading_time_text(core: int, further: int) -> str:
-    text = f"Core path {core} min"
-    return text + (f" · going further {further} min" if further else "")
+    """The reading times as the chapter's header states them, in the build's language."""
+    # TRANSLATORS: a chapter's reading time, e.g. "Core path 25 min"
+    text = _("Core path {minutes} min").format(minutes=core)
+    if further:
+        # TRANSLATORS: after the core path's time: " · going further 30 min"
+        text += _(" · going further {minutes} min").format(minutes=further)
+    return text
 
 
 def _reading_times(app: Sphinx, exception: Exception | None) -> None:
@@ -264,7 +284,10 @@ def _reading_times(app: Sphinx, exception: Exception | None) -> None:
             t.core_minutes, t.further_minutes
         )
         line = f'<p class="attnbook-reading-time">{html.escape(text)}</p>'
-        page.write_text(_H1_END.sub(lambda m, s=line: m.group(1) + s, html_text, count=1), "utf-8")
+        # under the article's title (the page starts with a copy of it printed on paper only)
+        at = max(html_text.find("<article"), 0)
+        body = _H1_END.sub(lambda m, s=line: m.group(1) + s, html_text[at:], count=1)
+        page.write_text(html_text[:at] + body, "utf-8")
     for page in out.glob("**/*.html"):
         html_text = page.read_text(encoding="utf-8")
         if "attnbook-card-time" in html_text:
@@ -333,6 +356,89 @@ def _slim_theme_css(app: Sphinx, exception: Exception | None) -> None:
         css.write_text(_ICON_GLYPH_RULE.sub("", text), encoding="utf-8")
 
 
+# ---------------------------------------------------------------- languages
+
+#: The book's languages: Sphinx's language -> where its pages are in the site, the language
+#: tag, and the switch that leads to it (its text and title in that language).
+LANGUAGES = {
+    "en": ("", "en", "English", "Read this page in English"),
+    "zh_CN": ("zh-cn/", "zh-CN", "中文", "阅读本页的中文版"),
+}
+
+
+CATALOGUES = HERE.parent / "locales"
+
+
+class _Words(gettext.NullTranslations):
+    """Translations read from a catalogue, asked before the ones behind them."""
+
+    def __init__(self, words: dict[str, str], behind: gettext.NullTranslations | None) -> None:
+        super().__init__()
+        self._words = words
+        if behind is not None:
+            self.add_fallback(behind)
+
+    def gettext(self, message: str) -> str:
+        return self._words.get(message) or super().gettext(message)
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        if n == 1 and singular in self._words:
+            return self._words[singular]
+        return super().ngettext(singular, plural, n)
+
+
+def _site_catalogue(app: Sphinx) -> None:
+    """The site's catalogue (``locales/<language>/LC_MESSAGES/sphinx.po``: the site's own
+    strings and the theme's missing ones) in front of Sphinx's and the themes': for ``_()``
+    in Python (Sphinx's and pydata-sphinx-theme's domain, sphinx-book-theme's) and in the
+    templates (which got Sphinx's translator when the builder was made)."""
+    po = CATALOGUES / (app.config.language or "en") / "LC_MESSAGES" / "sphinx.po"
+    if not po.is_file():
+        return
+    from babel.messages.pofile import read_po
+    from sphinx import locale
+
+    with po.open("rb") as f:
+        words = {m.id: m.string for m in read_po(f) if m.id and m.string and not m.fuzzy}
+    for catalog in ("sphinx", "booktheme"):
+        key = ("general", catalog)
+        locale.translators[key] = _Words(words, locale.translators.get(key))
+    app.translator = locale.translators[("general", "sphinx")]
+    templates = getattr(app.builder, "templates", None)
+    if templates is not None and hasattr(templates, "environment"):
+        templates.environment.install_gettext_translations(app.translator)
+
+
+def language_tag(language: str | None) -> str:
+    """A BCP 47 tag for ``<html lang>``: ``zh-CN`` for Sphinx's ``zh_CN``."""
+    language = language or "en"
+    return LANGUAGES[language][1] if language in LANGUAGES else language.replace("_", "-")
+
+
+def other_language_urls(language: str | None, pagename: str) -> list[dict]:
+    """The same page in the book's other languages, as URLs relative to this page."""
+    here = LANGUAGES.get(language or "en", LANGUAGES["en"])[0]
+    up = "../" * pagename.count("/") + "../" * here.count("/")  # to the English site's root
+    return [
+        {"url": f"{up}{folder}{pagename}.html", "lang": tag, "text": text, "title": title}
+        for code, (folder, tag, text, title) in LANGUAGES.items()
+        if code != (language if language in LANGUAGES else "en")
+    ]
+
+
+def _language_switch(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    others = other_language_urls(app.config.language, pagename)
+    context["attnbook_languages"] = others
+    context["language"] = language_tag(app.config.language)
+    links = "".join(
+        f'\n<link rel="alternate" hreflang="{o["lang"]}" href="{html.escape(o["url"])}">'
+        for o in others
+    )
+    context["metatags"] = context.get("metatags", "") + links
+    if context.get("theme_search_bar_text") == "Search this book...":  # jupyter-book's
+        context["theme_search_bar_text"] = _("Search this book...")
+
+
 # ---------------------------------------------------------------- page
 
 
@@ -375,6 +481,7 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
 
 def setup(app: Sphinx) -> dict:
     app.connect("config-inited", _config_inited)
+    app.connect("builder-inited", _site_catalogue)
     app.add_css_file("attnbook-vendor/icons.css")
     app.add_css_file("attnbook/site.css")
     app.add_js_file("attnbook/page.js", defer="defer")
@@ -382,6 +489,8 @@ def setup(app: Sphinx) -> dict:
     app.connect("doctree-resolved", _figures)
     app.connect("doctree-resolved", _figure_variants)
     app.connect("doctree-resolved", _mark_further)
+    # before pydata-sphinx-theme (500) drops the header's templates that render empty
+    app.connect("html-page-context", _language_switch, priority=400)
     # after myst-nb has added each page's widget scripts
     app.connect("html-page-context", _page_context, priority=900)
     app.connect("build-finished", _slim_theme_css)

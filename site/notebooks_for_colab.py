@@ -20,6 +20,12 @@ It also copies the notebooks into the built site, where the page's download butt
 Binder builds for the `colab` branch that the publishing workflow pushes these notebooks to.
 An unknown role or directive stops the script with its name and chapter: render it here
 before using it in a chapter.
+
+After the Chinese build (`site/i18n.py`), it writes the Chinese chapters the same way to
+`_build/colab/zh-cn/<chapter>.ipynb` (and beside the Chinese pages): each chapter's source
+with its Markdown translated by its catalogue, links to the Chinese site, and this script's
+own words (collapsed cells' titles, the note on bold numbers) from the site's catalogue
+`locales/zh_CN/LC_MESSAGES/sphinx.po`, where they are marked here with `N_()`.
 """
 
 from __future__ import annotations
@@ -49,19 +55,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from colab import install_cell_source, requirement  # noqa: E402
 
 GLUE_PREFIX = "application/papermill.record/"
+
+
+def N_(text: str) -> str:
+    """Marks a string of this script for the site's catalogue (``site/i18n.py``)."""
+    return text
+
+
 HIDE_TAGS = ("remove-cell", "hide-cell", "remove-input", "hide-input")
 ADMONITIONS = {
     "admonition": "",
-    "note": "Note",
-    "tip": "Tip",
-    "hint": "Hint",
-    "important": "Important",
-    "warning": "Warning",
-    "caution": "Caution",
-    "attention": "Attention",
-    "danger": "Danger",
-    "error": "Error",
-    "seealso": "See also",
+    "note": N_("Note"),
+    "tip": N_("Tip"),
+    "hint": N_("Hint"),
+    "important": N_("Important"),
+    "warning": N_("Warning"),
+    "caution": N_("Caution"),
+    "attention": N_("Attention"),
+    "danger": N_("Danger"),
+    "error": N_("Error"),
+    "seealso": N_("See also"),
     "dropdown": "",
     "margin": "",
     "sidebar": "",
@@ -70,7 +83,7 @@ ADMONITIONS = {
     "pull-quote": "",
     "highlights": "",
 }
-NUMFIG_FORMAT = {"figure": "Fig. %s", "table": "Table %s", "code-block": "Listing %s"}
+NUMFIG_FORMAT = {"figure": N_("Fig. %s"), "table": N_("Table %s"), "code-block": N_("Listing %s")}
 
 
 # --------------------------------------------------------------------------- the build's data
@@ -144,13 +157,14 @@ def _latex_to_text(text: str) -> str:
     return Text.from_latex(text).render_as("text")
 
 
-def load_site(config: dict, build: Path, bibfile: Path) -> Site:
-    """The published site's URL and cross-reference targets, from the Sphinx environment."""
+def load_site(config: dict, build: Path, bibfile: Path, folder: str = "") -> Site:
+    """The published site's URL and cross-reference targets, from the Sphinx environment
+    of ``build`` (its pages at ``folder`` in the published site: ``zh-cn/`` for Chinese)."""
     from pybtex.database import parse_file
 
     with open(build / ".doctrees" / "environment.pickle", "rb") as f:
         env = pickle.load(f)
-    site = Site(url=site_url(config), raw_url=raw_url(config))
+    site = Site(url=site_url(config) + folder, raw_url=raw_url(config))
     site.titles = {doc: node.astext() for doc, node in env.titles.items()}
     std = env.domaindata["std"]
     for label, (doc, anchor) in std["anonlabels"].items():
@@ -241,6 +255,8 @@ class Chapter:
     site: Site
     glue: dict[str, dict]
     counts: Counter = field(default_factory=Counter)
+    tr: Callable[[str], str] = str  # this script's own words in the chapter's language
+    exercises: str = "Exercises"  # the heading of the chapter's exercises, as translated
     attachments: dict[str, dict] = field(default_factory=dict)  # of the cell being converted
     glued: set[str] = field(default_factory=set)
 
@@ -382,7 +398,7 @@ def _role_numref(content: str, ch: Chapter) -> str:
     for figtype, ids in ch.site.fignumbers.get(doc, {}).items():
         if anchor in ids:
             number = ".".join(map(str, ids[anchor]))
-            fmt = text or NUMFIG_FORMAT.get(figtype, "%s")
+            fmt = text or ch.tr(NUMFIG_FORMAT.get(figtype, "%s"))
             shown = fmt.replace("{number}", number).replace("{name}", title).replace("%s", number)
             return link(shown, ch.site.page(doc, anchor))
     return link(text or title or label, ch.site.page(doc, anchor))
@@ -621,7 +637,7 @@ def _caption(name: str, caption: str, ch: Chapter) -> str:
         doc, anchor, _ = ch.site.labels[name]
         for figtype, ids in ch.site.fignumbers.get(doc, {}).items():
             if anchor in ids:
-                fmt = NUMFIG_FORMAT.get(figtype, "%s")
+                fmt = ch.tr(NUMFIG_FORMAT.get(figtype, "%s"))
                 number = fmt.replace("%s", ".".join(map(str, ids[anchor])))
     head = f"{number}: " if number else ""
     text = convert_markdown(caption, ch).strip()
@@ -631,10 +647,10 @@ def _caption(name: str, caption: str, ch: Chapter) -> str:
 def render_directive(name: str, arg: str, opts: dict, body: str, ch: Chapter) -> str:
     ch.counts[f"{{{name}}} directive"] += 1
     if name in ADMONITIONS:
-        title = convert_inline(arg, ch) if arg else ADMONITIONS[name]
+        title = convert_inline(arg, ch) if arg else ch.tr(ADMONITIONS[name])
         if name in ("note", "tip", "hint", "important", "warning", "caution") and arg:
             # these take no title: MyST reads the first line as the start of the body
-            body, title = f"{arg}\n{body}", ADMONITIONS[name]
+            body, title = f"{arg}\n{body}", ch.tr(ADMONITIONS[name])
         return block_quote(title, convert_markdown(body, ch))
     if name.startswith("glue"):
         return glue_block(name, arg, opts, body, ch)
@@ -703,6 +719,10 @@ def _tags(cell) -> list[str]:
     return list(cell.get("metadata", {}).get("tags", []))
 
 
+INSTALL_TITLE = N_("Install the book's package (Colab only)")
+HIDDEN_TITLE = N_("Code hidden on the book's site")
+
+
 def collapse(cell, title: str, outputs_too: bool) -> None:
     """Collapsed in Colab (a form showing `title`) and in JupyterLab."""
     cell.metadata["cellView"] = "form"
@@ -718,11 +738,14 @@ def collapse(cell, title: str, outputs_too: bool) -> None:
 def note_cell(ch: Chapter) -> str:
     """The chapter's note on its bold numbers, with a link to its page on the site."""
     page = ch.site.page(ch.docname)
-    return (
-        "> **Numbers in bold** were computed when the book was built; the code cells below "
-        "compute them again as you run them, so yours may differ a little (timings most of "
-        f"all). This chapter on the book's site, with every figure already drawn: [{page}]({page})"
+    note = ch.tr(
+        N_(
+            "**Numbers in bold** were computed when the book was built; the code cells below "
+            "compute them again as you run them, so yours may differ a little (timings most "
+            "of all). This chapter on the book's site, with every figure already drawn: {link}"
+        )
     )
+    return "> " + note.format(link=f"[{page}]({page})")
 
 
 def reader_notebook(
@@ -741,7 +764,8 @@ def reader_notebook(
             cell.source = convert_markdown(cell.source, ch)
             if ch.attachments:
                 cell["attachments"] = ch.attachments
-            exercises = exercises or bool(re.search(r"^#+\s+Exercises", cell.source, re.M))
+            heading = rf"^#+\s+{re.escape(ch.exercises)}"
+            exercises = exercises or bool(re.search(heading, cell.source, re.M))
             m = re.match(r"^\s*\*\*(\d+)\.?\*\*", cell.source)
             exercise_no = m[1] if (exercises and m) else exercise_no
             cells.append(cell)
@@ -755,21 +779,21 @@ def reader_notebook(
             seen_code = True
             if "google.colab" not in cell.source:
                 cells.append(install)  # the install cell comes first in any case
-                collapse(install, "Install the book's package (Colab only)", True)
+                collapse(install, ch.tr(INSTALL_TITLE), True)
             else:
                 cell.source = install.source
-                collapse(cell, "Install the book's package (Colab only)", True)
+                collapse(cell, ch.tr(INSTALL_TITLE), True)
                 ch.counts["install cell"] += 1
                 cells.append(cell)
                 continue
         if exercises and set(tags) & set(HIDE_TAGS):
-            collapse(cell, f"Solution {exercise_no}".strip(), True)
+            collapse(cell, ch.tr(N_("Solution {number}")).format(number=exercise_no).strip(), True)
             ch.counts["solution collapsed"] += 1
         elif set(tags) & {"hide-cell", "remove-cell"}:
-            collapse(cell, "Code hidden on the book's site", True)
+            collapse(cell, ch.tr(HIDDEN_TITLE), True)
             ch.counts["hidden cell collapsed"] += 1
         elif set(tags) & {"hide-input", "remove-input"}:
-            collapse(cell, "Code hidden on the book's site", False)
+            collapse(cell, ch.tr(HIDDEN_TITLE), False)
             ch.counts["hidden input collapsed"] += 1
         cells.append(cell)
     first_md = next((c for c in cells if c.cell_type == "markdown"), None)
@@ -819,28 +843,54 @@ This branch is written by the book's publishing workflow: every chapter of
 """
 
 
-def main(root: Path = ROOT) -> int:
-    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+def write_chapters(root: Path, site: Site, out: Path, pages: Path, language: str = "en") -> Counter:
+    """Every chapter as a reader's notebook, to ``out`` and beside its page in ``pages``;
+    in Chinese (``language="zh_CN"``) from its source translated by its catalogue."""
     build = root / "_build"
-    site = load_site(config, build, root / "book" / "references.bib")
-    out = build / "colab"
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    if language != "en":
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import i18n
+
+        words = i18n.translations(i18n.SITE_DOMAIN)
     totals: Counter = Counter()
     for path in chapters(root):
         docname = path.relative_to(root).with_suffix("").as_posix()
         executed = build / "jupyter_execute" / f"{docname}.ipynb"
         if not executed.exists():
             raise FileNotFoundError(f"{executed} is missing: build the book first (make book)")
+        source = nbformat.read(path, as_version=4)
         ch = Chapter(docname, site, glue_values(executed))
-        nb = reader_notebook(nbformat.read(path, as_version=4), ch, root / "_config.yml")
+        if language != "en":
+            table = i18n.translations(docname)
+            source = i18n.translate_notebook(source, lambda m, *_, t=table: t.get(m, m))
+            ch.tr = lambda m, w=words: w.get(m, m)
+            ch.exercises = table.get(ch.exercises, ch.exercises)
+        nb = reader_notebook(source, ch, root / "_config.yml")
+        out.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, out / path.name)
-        html = build / "html" / f"{docname}.ipynb"  # the download button's file
-        html.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(out / path.name, html)
+        page = pages / f"{docname}.ipynb"  # the download button's file
+        page.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(out / path.name, page)
         totals.update(ch.counts)
-        print(f"{path.name}: {sum(ch.counts.values())} constructs rendered")
+        print(f"{out.name}/{path.name}: {sum(ch.counts.values())} constructs rendered")
+    return totals
+
+
+def main(root: Path = ROOT) -> int:
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    build = root / "_build"
+    bib = root / "book" / "references.bib"
+    site = load_site(config, build, bib)
+    out = build / "colab"
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    totals = write_chapters(root, site, out, build / "html")
+    # the Chinese chapters, once the Chinese site is built (site/i18n.py; make book)
+    zh_build = build / "zh" / "_build"
+    if (zh_build / ".doctrees" / "environment.pickle").is_file():
+        zh_site = load_site(config, zh_build, bib, "zh-cn/")
+        totals += write_chapters(root, zh_site, out / "zh-cn", build / "html" / "zh-cn", "zh_CN")
     (out / "binder").mkdir()
     binder = binder_requirements(root / "_config.yml")
     (out / "binder" / "requirements.txt").write_text(binder, "utf-8")
