@@ -158,10 +158,13 @@ def bleu(hypotheses: Sequence[str], references: Sequence[str], tokenize: str = "
     p_n is the clipped n-gram precision of the whole corpus (each hypothesis n-gram counts
     at most as often as it occurs in its reference), r and c the reference and hypothesis
     lengths. The n-grams are of the units ``tokenize`` cuts the text into: ``"13a"`` (words,
-    sacrebleu's default, what the paper's BLEU counts), or ``"char"`` (characters; white
-    space is dropped). On a task whose sentences are single words, such as German numbers,
-    word BLEU has no 2-, 3- or 4-grams and is 0 unless every sentence is right:
-    character BLEU gives partial credit.
+    sacrebleu's default tokenisation of detokenised text), or ``"char"`` (characters; white
+    space is dropped). The paper's English–German scores were computed another way:
+    tensor2tensor's ``get_ende_bleu.sh`` tokenises with the Moses tokeniser, splits
+    hyphenated compounds and scores with ``multi-bleu.perl``, a tokenised BLEU that
+    sacrebleu's ``"13a"`` does not reproduce exactly (Post, 2018). On a corpus of one-word
+    sentences, such as most German number words, word BLEU counts no 2-, 3- or 4-grams and
+    is 0 even when every sentence is right; character BLEU gives partial credit.
     """
     import sacrebleu
 

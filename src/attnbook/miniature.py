@@ -4,15 +4,16 @@ The task is English → German number words (``attnbook.data.numbers``) on a cor
 300 pairs, tested on 1000 numbers never seen in training. The base model is the paper's
 base, scaled down: N = 2, d_model = 64, d_ff = 256, h = 4, d_k = d_v = 16, P_drop = 0.1,
 ε_ls = 0.1, one BPE vocabulary of 160 pieces shared by source and target and one
-embedding matrix (§3.4, §5.1), 600 steps of 64 pairs. It lands at about 90% exact match,
-so design choices have room to show.
+embedding matrix (§3.4, §5.1), 600 steps of 64 pairs. It lands below the ceiling of exact
+match (chapter 8 shows where), so design choices have room to show.
 
 - :func:`number_data`, :func:`train_number_model`, :func:`translation_scores`: one run;
 - ``TABLE3``: the variations of the paper's Table 3, rows (A)–(E), each beside the
   paper's nearest row; :func:`run_variation`, :func:`summarise` and :func:`agrees` make
   and read the table that ``benchmarks/table3.py`` commits (:func:`load_table3_runs`);
-- :func:`training_flops`, :func:`paper_training_cost`: Table 2's training cost from the
-  formulas.
+- :func:`training_flops`, :func:`paper_training_cost`: Table 2's training cost: the
+  operations the formulas count, beside the paper's figure, which is not a count but
+  training time × GPUs × an assumed sustained speed per GPU (§6.1).
 """
 
 from __future__ import annotations
@@ -422,19 +423,22 @@ def load_table3_runs() -> dict[str, Any]:
 
 
 class TrainingCost(NamedTuple):
-    """Training FLOPs of one of the paper's models, counted and as the paper estimated them."""
+    """Training cost of one of the paper's models: the floating-point operations its training
+    takes (counted from the formulas) beside Table 2's figure, which the paper estimates as
+    training time × number of GPUs × an assumed sustained speed per GPU (§6.1): GPU time
+    weighted by nominal speed, not an operation count."""
 
     parameters: int
     steps: int
     counted_flops: float  # training_flops(): the arithmetic
-    paper_method_flops: float  # GPU-hours × sustained FLOP/s per GPU (footnote 5)
+    paper_method_flops: float  # GPU-hours × assumed sustained FLOP/s per GPU (§6.1)
     table2_flops: float  # what Table 2 prints
     gpus: int
     hours: float
     utilisation: float  # counted / paper_method: the share of peak the arithmetic implies
 
 
-P100_FLOPS = 9.5e12  # the paper's footnote 5: sustained single precision of a P100
+P100_FLOPS = 9.5e12  # §6.1: the sustained single precision the paper assumes for a P100
 PAPER_TRAINING = {  # §5.2, Table 2 (EN–DE, EN–FR BLEU on newstest2014)
     "base": dict(steps=100_000, gpus=8, hours=12.0, flops=3.3e18, bleu_de=27.3, bleu_fr=38.1),
     "big": dict(steps=300_000, gpus=8, hours=3.5 * 24, flops=2.3e19, bleu_de=28.4, bleu_fr=41.8),
@@ -489,7 +493,7 @@ def paper_training_cost(
 ) -> TrainingCost:
     """Table 2's training cost of the paper's ``"base"`` or ``"big"`` model, counted with
     :func:`training_flops` and as the paper estimated it (training time × GPUs × 9.5
-    TFLOPS per P100, its footnote 5).
+    TFLOPS assumed per P100, §6.1).
 
     Assumptions (§5.1, §5.2): 25,000 source and 25,000 target tokens per step ("approximately
     25000 source tokens and 25000 target tokens"), 100K steps (base) or 300K (big), one
