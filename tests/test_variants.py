@@ -114,6 +114,37 @@ def test_narrow_drawing_stacks_the_panels_at_a_phones_width():
     plt.close(fig)
 
 
+def test_a_constrained_layout_is_stacked_without_a_warning():
+    # a warning raised while drawing would be printed on the page under the figure
+    import warnings
+
+    fig, axes = plt.subplots(1, 3, figsize=(10, 3), dpi=100, layout="constrained")
+    for ax in axes:
+        image = ax.imshow(np.random.default_rng(0).random((6, 6)))
+        fig.colorbar(image, ax=ax)
+        ax.set(title="weights", xlabel="key")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        drawings = variants.variants(fig, _render)
+    assert set(drawings) == {"light", "dark", "narrow-light", "narrow-dark"}
+    narrow = drawings["narrow-light"]
+    assert narrow.height > narrow.width  # three panels stacked
+    plt.close(fig)
+
+
+def test_stacked_panels_each_show_the_labels_of_a_shared_axis():
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3), dpi=100, sharey=True)
+    for ax in axes:
+        ax.barh(["one", "two", "three"], [1, 2, 3])
+    with variants.narrow_layout(fig):
+        fig.canvas.draw()
+        shown = [[t.get_text() for t in ax.get_yticklabels() if t.get_visible()] for ax in axes]
+    assert shown == [["one", "two", "three"]] * 2
+    fig.canvas.draw()  # as drawn before: the second panel's labels hidden again
+    assert not [t for t in axes[1].get_yticklabels() if t.get_visible() and t.get_text()]
+    plt.close(fig)
+
+
 def test_a_narrow_figure_is_not_drawn_again_for_phones():
     fig, ax = plt.subplots(figsize=(3.5, 3), dpi=100)
     ax.plot([0, 1])

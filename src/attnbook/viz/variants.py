@@ -279,6 +279,19 @@ def narrow_layout(fig, width: float = NARROW_WIDTH_IN) -> Iterator[None]:
                         lambda s, g=nested: setattr(g, "_subplot_spec", s),
                         where[key],
                     )
+            # stacked, every panel shows its own tick labels (a shared axis showed them
+            # once, on the panel at the row's start or the column's foot)
+            for ax, _, _ in placed:
+                for axis, side in (("x", "labelbottom"), ("y", "labelleft")):
+                    shown = getattr(ax, f"{axis}axis").get_tick_params(which="major")
+                    if not shown.get(side, True) and ax.axison:
+                        undo.set(
+                            lambda a=ax, x=axis, k=side: (
+                                getattr(a, f"{x}axis").get_tick_params(which="major").get(k, True)
+                            ),
+                            lambda v, a=ax, x=axis, k=side: a.tick_params(axis=x, **{k: v}),
+                            True,
+                        )
         undo.set(
             lambda: tuple(fig.get_size_inches()),
             lambda size: fig.set_size_inches(*size, forward=False),
@@ -288,7 +301,9 @@ def narrow_layout(fig, width: float = NARROW_WIDTH_IN) -> Iterator[None]:
         keep = {
             k: getattr(params, k) for k in ("left", "right", "bottom", "top", "wspace", "hspace")
         }
-        undo._steps.append(lambda: fig.subplots_adjust(**keep))
+        engine = fig.get_layout_engine()
+        if engine is None or engine.adjust_compatible:  # constrained layout keeps its own
+            undo._steps.append(lambda: fig.subplots_adjust(**keep))
         _fit(fig)
         yield
     finally:
