@@ -2,8 +2,10 @@
 speed on the CPU for comparison.
 
 A harness laid out as the book site serves it (``_static/attnbook-models/`` written by the
-site's own extension, the chapter widget's saved state without the weights bytes, so the
-page fetches them) is served on 127.0.0.1 and opened in headless Chromium. It records:
+site's own extension) is served on 127.0.0.1 and opened in headless Chromium, with two pages:
+the site's chapter page (the widget's saved state without the weights bytes, so the page
+fetches them) and a notebook's (the widget carries its weights, as in Colab and JupyterLab).
+It records, on each page:
 
 - payload: the files a page with the translator loads for it (the model's manifest and
   weights, the explorer's module, which a chapter page holds in its widget state, and its
@@ -13,7 +15,9 @@ page fetches them) is served on 127.0.0.1 and opened in headless Chromium. It re
 - input → translation: a held-out date set into the text box and its ``input`` event fired;
   "shown" is the time until the event's handler has put the translation in the page (the
   encoder, the decoding, the heat map); "frame" adds style, layout and the paint of the next
-  frame. Greedy decoding, then beam search (beam 4), each over the same dates;
+  frame. Greedy decoding over some dates, then beam search (beam 4) over others: every date is
+  new to the page (the page keeps the translations of texts it has read, so a date read again
+  would cost only the drawing);
 - Python: ``attnbook.translate`` of one date on the CPU (greedy, then beam 4), PyTorch with
   one thread, the same dates;
 - parity: the largest difference between the page's logits and PyTorch's on the same
@@ -83,6 +87,10 @@ const model = {
   off: (event, f) => { handlers[event] = (handlers[event] ?? []).filter((g) => g !== f); },
   save_changes() {},
 };
+if (state.weights_bytes) {
+  const data = await (await fetch("./notebook-weights.bin")).arrayBuffer();
+  state.weights = new DataView(data);
+}
 widget.render({ model, el: document.getElementById("host") });
 </script>
 </body>
@@ -136,12 +144,19 @@ def harness(folder: Path) -> None:
     state = TranslatorExplorer.for_date_model().get_state()
     saved = {"state": {"w": {"model_module": "anywidget", "state": state, "buffers": []}}}
     attnbook_models.strip_served_weights(saved, attnbook_models.served_weights())
-    keep = {k: v for k, v in state.items() if k not in ("_esm", "_css")}
+    keep = {k: v for k, v in state.items() if k not in ("_esm", "_css", "weights")}
     # on the site the model waits for the reader's press; here it loads at once, so that the
     # time to the first translation is the press-to-translation time a reader waits
     keep["load"] = "now"
     (folder / "state.json").write_text(json.dumps(keep), encoding="utf-8")
-    (folder / "index.html").write_text(PAGE, encoding="utf-8")
+    (folder / "site.html").write_text(PAGE, encoding="utf-8")
+    # a notebook's widget: the same state with its weights bytes (a front end's DataView)
+    (folder / "notebook-weights.bin").write_bytes(TranslatorExplorer.for_date_model().weights)
+    notebook = {**keep, "weights_url": "", "weights_bytes": True}
+    (folder / "notebook-state.json").write_text(json.dumps(notebook), encoding="utf-8")
+    (folder / "notebook.html").write_text(
+        PAGE.replace("./state.json", "./notebook-state.json"), encoding="utf-8"
+    )
 
 
 def payload(static: Path) -> list[tuple[str, int, int]]:
@@ -159,7 +174,9 @@ def payload(static: Path) -> list[tuple[str, int, int]]:
     return rows
 
 
-def browser_times(url: str, texts: list[str], loads: int) -> dict:
+def browser_times(url: str, texts: dict[str, list[str]], warm_up: list[str], loads: int) -> dict:
+    """On the page at ``url``: ``loads`` cold loads, then each decoding over its own texts
+    (``texts["greedy"]``, ``texts["beam"]``), after ``warm_up`` texts in that decoding."""
     from playwright.sync_api import sync_playwright
 
     out: dict = {"load": [], "greedy": [], "beam": [], "version": ""}
@@ -177,24 +194,24 @@ def browser_times(url: str, texts: list[str], loads: int) -> dict:
         page = browser.new_page()
         page.goto(url)
         page.wait_for_function("window.document.querySelector('output')?.textContent")
-        for mode, option in (("greedy", "greedy"), ("beam", "beam")):
+        for mode in ("greedy", "beam"):
             page.locator(".attnbook-translator select").first.select_option(
-                index=0 if option == "greedy" else 1
+                index=0 if mode == "greedy" else 1
             )
-            for text in texts[:5]:  # warm up the engine
+            for text in warm_up:  # warm up the engine (texts of their own: none is read twice)
                 page.evaluate(TIME_INPUT, [text])
-            out[mode] = [page.evaluate(TIME_INPUT, [text]) for text in texts]
+            out[mode] = [page.evaluate(TIME_INPUT, [text]) for text in texts[mode]]
         browser.close()
     return out
 
 
-def python_times(texts: list[str]) -> dict:
+def python_times(texts: dict[str, list[str]]) -> dict:
     model = load_date_model()
     times: dict = {"greedy": [], "beam": [], "outputs": {}}
     for mode, beam in (("greedy", None), ("beam", 4)):
-        translate(model, texts[:5], DATE_VOCAB, beam_size=beam)  # warm up
+        translate(model, texts[mode][:5], DATE_VOCAB, beam_size=beam)  # warm up
         outputs = []
-        for text in texts:
+        for text in texts[mode]:
             t0 = time.perf_counter()
             (result,) = translate(model, [text], DATE_VOCAB, beam_size=beam)
             times[mode].append(1000 * (time.perf_counter() - t0))
@@ -254,6 +271,10 @@ def table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(lines)
 
 
+PAGES = {"site": "the site's chapter page", "notebook": "a notebook's widget"}
+BUDGETS = {"greedy": 10, "beam": 40}  # ms from the input event to the translation shown
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dates", type=int, default=40, help="held-out dates typed per mode")
@@ -264,7 +285,10 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     load_start = os.getloadavg()[0]
-    texts = [s for s, _, _ in held_out_dates(args.dates, seed=40)]
+    n = args.dates
+    drawn = [s for s, _, _ in held_out_dates(2 * n + 5, seed=40)]
+    warm_up, texts = drawn[:5], {"greedy": drawn[5 : 5 + n], "beam": drawn[5 + n :]}
+    page = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         harness(folder)
@@ -274,14 +298,15 @@ def main() -> None:
         )
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
         try:
-            page = browser_times(
-                f"http://127.0.0.1:{httpd.server_address[1]}/index.html", texts, args.loads
-            )
+            for name in PAGES:
+                url = f"http://127.0.0.1:{httpd.server_address[1]}/{name}.html"
+                page[name] = browser_times(url, texts, warm_up, args.loads)
         finally:
             httpd.shutdown()
         py = python_times(texts)
         agree = {
-            mode: sum(r["text"] == o for r, o in zip(page[mode], py["outputs"][mode]))
+            (name, mode): sum(r["text"] == o for r, o in zip(page[name][mode], py["outputs"][mode]))
+            for name in PAGES
             for mode in ("greedy", "beam")
         }
         exact = parity(folder / "_static" / web.SITE_MODELS / web.DATE_MODEL)
@@ -291,26 +316,32 @@ def main() -> None:
     size_rows = [[f"`{name}`", f"{r / 1000:.1f}", f"{g / 1000:.1f}"] for name, r, g in sizes]
     size_rows.append(["**total**", f"**{raw / 1000:.1f}**", f"**{packed / 1000:.1f}**"])
     speed_rows = []
-    for mode, name, budget in (("greedy", "greedy", 10), ("beam", "beam search (4)", 40)):
-        shown = [r["shown"] for r in page[mode]]
-        frame = [r["frame"] for r in page[mode]]
-        speed_rows.append(
-            [name, f"{median(shown):.1f}", f"{p90(shown):.1f}", f"{median(frame):.1f}",
-             f"{budget}", f"{median(py[mode]):.1f}", f"{agree[mode]}/{len(texts)}"]
-        )  # fmt: skip
+    for name, where in PAGES.items():
+        for mode, decoding in (("greedy", "greedy"), ("beam", "beam search (4)")):
+            shown = [r["shown"] for r in page[name][mode]]
+            frame = [r["frame"] for r in page[name][mode]]
+            speed_rows.append(
+                [where, decoding, f"{median(shown):.1f}", f"{p90(shown):.1f}",
+                 f"{median(frame):.1f}", f"{BUDGETS[mode]}", f"{median(py[mode]):.1f}",
+                 f"{agree[name, mode]}/{n}"]
+            )  # fmt: skip
     header = [
-        "decoding", "shown (median)", "shown (p90)", "frame (median)", "budget",
+        "page", "decoding", "shown (median)", "shown (p90)", "frame (median)", "budget",
         "Python `translate` (median)", "page = Python",
     ]  # fmt: skip
-    loads = page["load"]
+    load_lines = "\n".join(
+        f"- {where}: median {median(page[name]['load']):.0f} ms, slowest "
+        f"{max(page[name]['load']):.0f} ms"
+        for name, where in PAGES.items()
+    )
     text = f"""# The translator in the browser: latency, payload, parity
 
 Written by `benchmarks/translator_latency.py`: the shipped date model in headless Chromium
-{page["version"]} on 127.0.0.1 (a harness laid out as the book site, the weights fetched as on
-a chapter page), {os.cpu_count()} CPU cores shared with other work, load average
-{load_start:.1f} at the start and {load_end:.1f} at the end; Python {platform.python_version()},
-PyTorch {torch.__version__} on the CPU with 1 thread. Times in ms, over {len(texts)} held-out
-dates (medians, and the 90th percentile).
+{page["site"]["version"]} on 127.0.0.1 (a harness laid out as the book site: the chapter page
+fetches the weights, the notebook's widget carries them), {os.cpu_count()} CPU cores shared with
+other work, load average {load_start:.1f} at the start and {load_end:.1f} at the end; Python
+{platform.python_version()}, PyTorch {torch.__version__} on the CPU with 1 thread. Times in ms,
+over {n} held-out dates per decoding, each new to the page (medians, and the 90th percentile).
 
 ## Input event to translation
 
@@ -322,8 +353,10 @@ comparison line runs after that paint and is not counted.
 
 ## Page load to first translation
 
-Median {median(loads):.0f} ms, slowest {max(loads):.0f} ms over {len(loads)} cold
-loads (fetch the weights, check their sha256, read them, translate the first date; budget 1000 ms).
+Over {args.loads} cold loads each (the chapter page fetches the weights and checks their
+sha256; both read them and translate the first date; budget 1000 ms):
+
+{load_lines}
 
 ## Payload
 

@@ -99,21 +99,33 @@ def placeholder_script(module_url: str, weights_kb: int | None = None) -> str:
 
     A placeholder with ``data-load="click"`` (the landing page: a light page first) gets a
     button instead, naming the download; the translator's module and weights are fetched
-    only when the reader presses it. Other placeholders are drawn at once.
+    only when the reader presses it. Other placeholders are drawn at once. The button speaks
+    the page's language, in the words of the translator's string tables.
     """
+    from attnbook.viz.explorers.translator import translator_strings
+
     if not module_url.startswith((".", "/")):
         module_url = "./" + module_url  # a relative module specifier starts with ./ or ../
-    size = f" ({weights_kb} KB)" if weights_kb else ""
+    key = "translator.button" if weights_kb else "translator.button.plain"
+    words = {
+        language: {
+            "button": table[key].replace("{kb}", str(weights_kb)),
+            "loading": table["translator.loading"],
+        }
+        for language, table in translator_strings().items()
+    }
     return f"""const mount = () => import("{module_url}").then((m) => m.mountPlaceholders());
 const all = "div.attnbook-translator[data-model]";
+const words = {json.dumps(words, ensure_ascii=False)};
 for (const el of document.querySelectorAll(`${{all}}[data-load="click"]`)) {{
+  const say = words[/^zh\\b/i.test(el.closest("[lang]")?.lang || "") ? "zh" : "en"];
   const button = document.createElement("button");
   button.type = "button";
   button.className = "attnbook-translator-load";
-  button.textContent = "Run the model in this page{size}";
+  button.textContent = say.button;
   button.addEventListener("click", () => {{
     delete el.dataset.load;
-    button.textContent = "Loading the model…";
+    button.textContent = say.loading;
     button.disabled = true;
     mount();
   }}, {{ once: true }});

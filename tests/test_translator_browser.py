@@ -9,11 +9,15 @@ The harness is laid out as the site serves it (``_static/attnbook-vendor/``, and
 - ``notebook.html``: the widget with its weights bytes and no site around it (Colab,
   JupyterLab);
 - ``landing.html``: two ``<div class="attnbook-translator" data-model="dates">`` placeholders on
-  a page without any widget state, and the module script the extension adds.
+  a page without any widget state, and the module script the extension adds;
+- ``site-zh.html``, ``landing-click-zh.html``: the same pages in Chinese (``lang="zh-CN"``).
 
 Dates typed into the page must translate as the Python model translates them (greedy and
-beam search); bad input is named in the page; a phone fits it and works it by touch; no
-console errors, no request to another host, the weights fetched once per page. When the book
+beam search), in every format the package reads and names in any letter case; while a date
+is being typed the panel keeps its height and shows no error (the last translation stays),
+and bad input is named as soon as no key can make it a date; the formats are examples to
+press; a Chinese page speaks Chinese; a phone fits it and works it by touch; no console
+errors, no request to another host, the weights fetched once per page. When the book
 has been built (``make book``), the pages of the built site that carry the translator are
 checked the same way; otherwise that test is skipped.
 """
@@ -32,7 +36,7 @@ import pytest
 from browser import SITE
 
 from attnbook import web
-from attnbook.data import DATE_VOCAB, MAX_DATE_LEN, held_out_dates
+from attnbook.data import DATE_FORMATS, DATE_VOCAB, MAX_DATE_LEN, held_out_dates
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "site"))
@@ -43,7 +47,7 @@ SOURCE = 'input[name="source"]'
 OUTPUT = 'output[name="translation"]'
 
 HEAD = """<!doctype html>
-<html lang="en"{theme}>
+<html lang="{lang}"{theme}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -138,16 +142,19 @@ def harness(tmp_path_factory, serve):
     (folder / "state.json").write_text(json.dumps(keep), encoding="utf-8")
     for theme in ("light", "dark"):
         attr = ' data-theme="dark"' if theme == "dark" else ""
-        site = HEAD.format(theme=attr, meta=META) + WIDGET_PAGE.format(bytes="false")
+        site = HEAD.format(lang="en", theme=attr, meta=META) + WIDGET_PAGE.format(bytes="false")
         (folder / f"site-{theme}.html").write_text(site, encoding="utf-8")
-    notebook = HEAD.format(theme="", meta="") + WIDGET_PAGE.format(bytes="true")
+    site = HEAD.format(lang="zh-CN", theme="", meta=META) + WIDGET_PAGE.format(bytes="false")
+    (folder / "site-zh.html").write_text(site, encoding="utf-8")
+    notebook = HEAD.format(lang="en", theme="", meta="") + WIDGET_PAGE.format(bytes="true")
     (folder / "notebook.html").write_text(notebook, encoding="utf-8")
     script = attnbook_models.placeholder_script("_static/attnbook-models/translator.js")
-    landing = HEAD.format(theme="", meta=META) + LANDING_PAGE.format(script=script)
+    landing = HEAD.format(lang="en", theme="", meta=META) + LANDING_PAGE.format(script=script)
     (folder / "landing.html").write_text(landing, encoding="utf-8")
     script = attnbook_models.placeholder_script("_static/attnbook-models/translator.js", 444)
-    click = HEAD.format(theme="", meta=META) + CLICK_PAGE.format(script=script)
-    (folder / "landing-click.html").write_text(click, encoding="utf-8")
+    for lang, name in (("en", "landing-click.html"), ("zh-CN", "landing-click-zh.html")):
+        click = HEAD.format(lang=lang, theme="", meta=META) + CLICK_PAGE.format(script=script)
+        (folder / name).write_text(click, encoding="utf-8")
     return serve(folder)
 
 
@@ -330,6 +337,218 @@ def test_unsupported_dates_are_refused_as_the_package_refuses_them(browser, harn
         visit.close()
 
 
+# Every form the issue names, each format as its name writes it, names in other letter cases
+FORMS = [
+    "29 Nov 2026",
+    "29 november 2026",
+    "2026-11-29",
+    "Thursday, 29 November 2026",
+    "29 NOVEMBER 1850",
+    "nov 3, 1999",
+    "sunday, 12 jul 2098",
+    "1999-12-31",
+    "Wednesday, 27 September 2000",
+    *DATE_FORMATS,
+]
+
+
+def test_every_form_translates_as_in_python(browser, harness, python_model):
+    """Each form the package reads, typed key by key, gives the package's translation."""
+    from attnbook.decode import translate
+
+    texts = FORMS + [s for s, _, fmt in held_out_dates(60, seed=38) if fmt in NEW_FORMATS][:9]
+    expected = translate(python_model, texts, DATE_VOCAB)
+    visit = Visit(browser, f"{harness}/site-light.html")
+    try:
+        visit.ready()
+        page = visit.page
+        message = page.locator(".attnbook-translator .ae-message")
+        shown, problems = [], []
+        for text in texts:
+            shown.append(_typed(page, text))
+            if "ae-problem" in message.get_attribute("class"):
+                problems.append((text, message.text_content()))
+        assert shown == expected and problems == []
+        assert visit.errors == []
+    finally:
+        visit.close()
+
+
+NEW_FORMATS = ("29 Nov 2026", "2026-11-29", "Sunday, 29 November 2026")
+PANEL_PROBE = """() => {
+  const root = document.querySelector(".attnbook-explorer.attnbook-translator");
+  const message = root.querySelector(".ae-message");
+  return {
+    height: root.getBoundingClientRect().height,
+    message: message.textContent,
+    problem: message.classList.contains("ae-problem"),
+    output: root.querySelector('output[name="translation"]').textContent,
+    cells: root.querySelectorAll("svg rect[fill]").length,
+  };
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_typing_key_by_key_keeps_the_panel_still(browser, harness, width):
+    """From an empty box to a whole date, key by key, in several formats: the panel's height
+    never changes; no error shows while the text may still become a date, a quiet "Keep
+    typing…" does; the last translation and its map stay until the next one."""
+    from attnbook.data import date_prefix_status
+
+    texts = [
+        "29 November 1850",
+        "Thursday, 29 November 2026",
+        "2026-11-29",
+        "11/29/26",
+        "nov 3, 1999",
+    ]
+    visit = Visit(browser, f"{harness}/site-light.html", viewport={"width": width, "height": 900})
+    try:
+        visit.ready()
+        page = visit.page
+        box = page.locator(SOURCE)
+        heights = set()
+        for text in texts:
+            box.fill("")
+            heights.add(page.evaluate(PANEL_PROBE)["height"])
+            for i in range(1, len(text) + 1):
+                page.keyboard.type(text[i - 1])
+                probe = page.evaluate(PANEL_PROBE)
+                heights.add(probe["height"])
+                status = date_prefix_status(text[:i])
+                assert not probe["problem"], (text[:i], probe["message"])
+                if status == "incomplete":
+                    assert probe["message"] == "Keep typing…", text[:i]
+                else:
+                    assert status == "date" and probe["output"], text[:i]
+        assert len(heights) == 1, heights
+        # the last translation and its map stay while the next date is typed over it
+        assert _typed(page, "29 November 1850") == "1850-11-29"
+        cells = page.evaluate(PANEL_PROBE)["cells"]
+        for _ in range(4):
+            box.press("Backspace")
+            probe = page.evaluate(PANEL_PROBE)
+            assert probe["output"] == "1850-11-29" and probe["cells"] == cells
+            assert probe["message"] == "Keep typing…" and probe["height"] in heights
+        assert "ae-stale" in page.locator(OUTPUT).get_attribute("class")
+        page.keyboard.type("2026")
+        assert page.locator(OUTPUT).text_content() == "2026-11-29"
+        assert "ae-stale" not in page.locator(OUTPUT).get_attribute("class")
+        assert page.evaluate("window.model.get('translation')") == "2026-11-29"
+        # an error as soon as no key can make the text a date, and only then
+        typed = "29 Novembre 2026"
+        box.fill("")
+        for i in range(1, len(typed) + 1):
+            page.keyboard.type(typed[i - 1])
+            probe = page.evaluate(PANEL_PROBE)
+            assert probe["problem"] == (date_prefix_status(typed[:i]) == "invalid"), typed[:i]
+        assert probe["message"] == "'Novembre' is not a month; the months are " + (
+            "January, February, March, April, May, June, July, August, September, October, "
+            "November and December."
+        )
+        assert visit.errors == []
+    finally:
+        visit.close()
+
+
+def test_the_formats_are_examples_to_press(browser, harness, python_model):
+    """One example per format; pressing one puts it in the box and translates it."""
+    from attnbook.decode import translate
+
+    visit = Visit(browser, f"{harness}/site-light.html")
+    try:
+        visit.ready()
+        page = visit.page
+        chips = page.locator(".attnbook-translator .ae-examples button")
+        assert [c.text_content() for c in chips.all()] == list(DATE_FORMATS)
+        group = page.locator(".attnbook-translator .ae-examples")
+        assert group.get_attribute("role") == "group" and group.get_attribute("aria-label")
+        _typed(page, "29 Nov")  # a date on its way: pressing an example replaces it
+        expected = translate(python_model, list(DATE_FORMATS), DATE_VOCAB)
+        for chip, text, iso in zip(chips.all(), DATE_FORMATS, expected):
+            chip.click()
+            assert page.locator(SOURCE).input_value() == text
+            assert page.locator(OUTPUT).text_content() == iso
+            assert page.evaluate("window.model.get('source')") == text
+        message = page.locator(".attnbook-translator .ae-message")
+        _typed(page, "29 November, 2026")  # in no format: the message points to the examples
+        assert message.text_content() == (
+            "Not a date format the model reads; write it like one of the examples below."
+        )
+        assert visit.errors == []
+    finally:
+        visit.close()
+
+
+def _zh(key: str, **params) -> str:
+    """The Chinese string ``translator.<key>`` of the translator's table, its {names} filled."""
+    from attnbook.viz.explorers.translator import translator_strings
+
+    text = translator_strings()["zh"][f"translator.{key}"]
+    for name, value in params.items():
+        text = text.replace("{" + name + "}", str(value))
+    return text
+
+
+def test_a_chinese_page_speaks_chinese(browser, harness, python_model):
+    """On a page whose language is zh-CN every label, button, legend, accessible name and
+    message is the Chinese table's (the dates themselves are what the model reads)."""
+    from attnbook.decode import translate
+
+    manifest, _ = web.pack_date_model()
+    kb = round(manifest["weights"]["bytes"] / 1024)
+    visit = Visit(browser, f"{harness}/site-zh.html")
+    try:
+        page = visit.page
+        button = page.locator(".attnbook-explorer button.attnbook-translator-load")
+        button.wait_for()
+        assert button.text_content() == _zh("button", kb=kb)
+        visit.ready()
+        root = page.locator(".attnbook-translator")
+        assert root.locator(".ae-source label").text_content() == _zh("input.date")
+        labels = [x.text_content() for x in root.locator(".ae-controls label").all()]
+        assert labels == [_zh("decoding"), _zh("layer"), _zh("head"), _zh("step")]
+        options = root.locator("select").first.locator("option").all_text_contents()
+        assert options == [_zh("decoding.greedy"), _zh("decoding.beam", k=4)]
+        heads = root.locator("select").nth(2).locator("option").all_text_contents()
+        assert heads[:2] == [_zh("head.mean"), _zh("head.option", k=1)]
+        assert root.locator(".ae-examples").get_attribute("aria-label") == _zh("examples.label")
+        svg = root.locator("svg.ae-drawing")
+        assert svg.locator("text.ae-title").text_content().startswith("交叉注意力，第 2 层")
+        assert _zh("key.high") in svg.text_content() and _zh("axis.output") in svg.text_content()
+        assert "交叉注意力热图" in svg.get_attribute("aria-label")
+        assert root.locator(".ae-note").text_content().startswith("第 11 步写出 “⏎”")
+        step = root.locator('input[type="range"]')
+        assert step.get_attribute("aria-valuetext") == "第 11 步，共 11 步，写出 “⏎”"
+        message = root.locator(".ae-message")
+        assert _typed(page, "29 Nov") == ""
+        assert message.text_content() == _zh("typing")
+        assert (
+            _typed(page, "29 nov 2026") == translate(python_model, ["29 Nov 2026"], DATE_VOCAB)[0]
+        )
+        _typed(page, "29 Novembre 2026")
+        assert message.text_content().startswith("“Novembre”不是月份；月份写作 January、")
+        assert message.text_content().endswith("和December。")
+        _typed(page, "31 April 2026")
+        assert message.text_content() == "没有 31 日：2026 年 4 月只有 30 天。"
+        _typed(page, "Thursday, 29 November 2026")
+        assert message.text_content() == "2026-11-29 是星期日，不是星期四。"
+        _typed(page, "29 Novembér")
+        assert message.text_content() == "“é”不在模型的词表中。"
+        _typed(page, "")
+        assert message.text_content() == "请输入日期，例如“29 November 2026”。"
+        assert visit.errors == []
+    finally:
+        visit.close()
+    visit = Visit(browser, f"{harness}/landing-click-zh.html")
+    try:
+        button = visit.page.locator("button.attnbook-translator-load")
+        button.wait_for()
+        assert button.text_content() == _zh("button", kb=444)
+    finally:
+        visit.close()
+
+
 def test_step_layer_and_head_redraw_the_map(browser, harness):
     visit = Visit(browser, f"{harness}/site-light.html")
     try:
@@ -341,11 +560,12 @@ def test_step_layer_and_head_redraw_the_map(browser, harness):
         before, label = svg.inner_html(), svg.get_attribute("aria-label")
         step.fill("3")
         assert svg.inner_html() != before and svg.get_attribute("aria-label") != label
-        assert "step 3 of 11 writes 2" in svg.text_content()  # "2026-…": the third is "2"
-        assert step.get_attribute("aria-valuetext") == "step 3 of 11, writes 2"
+        assert "step 3 of 11 writes ‘2’" in svg.text_content()  # "2026-…": the third is "2"
+        assert step.get_attribute("aria-valuetext") == "step 3 of 11, writes ‘2’"
         assert page.locator(".attnbook-translator svg rect.ae-panel").count() == 8 * 16
         note = page.locator(".attnbook-translator .ae-note").text_content()
-        assert note.startswith("Step 3 writes 2 with P = ")
+        assert note.startswith("Step 3 writes ‘2’ with P = ")
+        assert "·10" not in note and "e-" not in note  # plain decimals
         for picker in page.locator(".attnbook-translator select").all():
             before, current = svg.inner_html(), picker.input_value()
             values = [o.get_attribute("value") for o in picker.locator("option").all()]
@@ -685,7 +905,12 @@ def test_built_site_pages_with_the_translator(browser, site, python_model):
             # download, and nothing of the model's weights is fetched before it is pressed
             load = visit.page.locator("button.attnbook-translator-load").first
             load.wait_for()
-            assert re.fullmatch(r"Run the model in this page \(\d+ KB\)", load.text_content())
+            label = (
+                r"在本页运行模型（\d+ KB）"
+                if path.startswith("zh-cn/")
+                else r"Run the model in this page \(\d+ KB\)"
+            )
+            assert re.fullmatch(label, load.text_content()), (path, load.text_content())
             visit.page.wait_for_load_state("networkidle")
             assert not [u for u in visit.requests if u.endswith("/weights.bin")], path
             load.click()

@@ -576,12 +576,14 @@ needs_date_rule = pytest.mark.skipif(
 
 def mutated_dates(n: int, seed: int) -> list[str]:
     """Dates in every format, most with a field changed: years, months, days and weekdays out
-    of range or mistyped, digits added or dropped, names cut, spaces around, noise."""
+    of range or mistyped, digits added or dropped, names cut or in another letter case,
+    spaces around, noise."""
     from attnbook.data import DATE_FORMATS
     from attnbook.data.dates import MONTHS, WEEKDAYS
 
     rng = random.Random(seed)
     names = MONTHS + WEEKDAYS + [m[:3] for m in MONTHS] + ["Sept", "Foo", "may", "Mon"]
+    names += ["NOV", "november", "sUNDAY", "tHu"]
     out = []
     for source, _, _ in held_out_dates(n, seed=seed):
         pieces = re.findall(r"\d+|[A-Za-z]+|[^\dA-Za-z]+", source)
@@ -592,7 +594,7 @@ def mutated_dates(n: int, seed: int) -> list[str]:
                 k = rng.choice([1, 2, 2, 3, 4, 4, 5])
                 pieces[i] = "".join(rng.choices("0123456789", k=k))
             elif piece.isalpha():
-                pieces[i] = rng.choice(names)
+                pieces[i] = rng.choice(names + [piece.lower(), piece.upper()])
         text = "".join(pieces)
         if rng.random() < 0.1:
             text = rng.choice([" ", "  ", "\t"]) + text + rng.choice(["", " "])
@@ -602,7 +604,8 @@ def mutated_dates(n: int, seed: int) -> list[str]:
     # whole calendars' edges: 29 February, 31 April, the range's first and last years
     for year in (999, 1000, 1900, 2000, 2024, 2999, 3000):
         out += [f"29 February {year}", f"31 April {year}", f"{year}年2月29日", f"29.02.{year}"]
-    return out + ["", "   ", "2/29/00", "02/29/00", "02/29/01", "Sunday, 1 Jan 2023"]
+        out += [f"{year}-02-29", f"29 feb {year}", f"thursday, 29 FEBRUARY {year}"]
+    return out + ["", "   ", "2/29/00", "02/29/00", "02/29/01", "Sunday, 1 Jan 2023", "2026-1-29"]
 
 
 def answers_of_the_package(texts: list[str]) -> list[dict]:
@@ -619,12 +622,10 @@ def answers_of_the_package(texts: list[str]) -> list[dict]:
     return out
 
 
-@needs_node
-@needs_date_rule
-def test_js_date_rule_answers_as_the_package():
-    """The page refuses what ``parse_date`` refuses, in its words, and reads the rest alike."""
-    texts = mutated_dates(400, seed=17)
+def run_date_rule(texts: list[str], statuses: list[str] = ()) -> dict:
+    """date_rule.js in node: its answers (messages in the English table's words) and statuses."""
     request = {"module": str(JS / "date_rule.js"), "rule": DATE_RULE, "texts": texts}
+    request["statuses"] = list(statuses)
     out = subprocess.run(
         ["node", str(RUNNER.parent / "date_rule.mjs")],
         input=json.dumps(request),
@@ -632,13 +633,61 @@ def test_js_date_rule_answers_as_the_package():
         text=True,
     )
     assert out.returncode == 0, out.stderr
-    page = [{"message": r["message"]} if "problem" in r else r for r in json.loads(out.stdout)]
+    return json.loads(out.stdout)
+
+
+# The page shows the formats as examples to press: for an input in none of them, its message
+# points to those examples instead of listing the formats; the first clause is the package's.
+FORMAT_CLAUSE = "not a date format the model reads; "
+
+
+@needs_node
+@needs_date_rule
+def test_js_date_rule_answers_as_the_package():
+    """The page refuses what ``parse_date`` refuses, in its words, and reads the rest alike:
+    the same date, format, note, and the same text given to the model (names in the letter
+    case the formats write)."""
+    texts = mutated_dates(400, seed=17)
+    page = []
+    for r in run_date_rule(texts)["answers"]:
+        if "problem" not in r:
+            page.append(r)
+        elif r["key"] == "translator.date.format":
+            assert r["message"].startswith(FORMAT_CLAUSE), r
+            page.append({"message": "(format)"})
+        else:
+            page.append({"message": r["message"]})
     expected = answers_of_the_package(texts)
+    for e in expected:
+        if e.get("message", "").startswith(FORMAT_CLAUSE):
+            e["message"] = "(format)"
     differ = [(t, p, e) for t, p, e in zip(texts, page, expected) if p != e]
     assert differ == [], differ[:5]
     refused = sum("message" in e for e in expected)
     noted = sum(bool(e.get("note")) for e in expected)
+    recased = sum("message" not in e and e["text"] != t.strip() for t, e in zip(texts, expected))
     assert refused >= 100 and len(texts) - refused >= 100 and noted >= 5, (refused, noted)
+    assert recased >= 10, recased  # names read in another letter case
+
+
+@needs_node
+@needs_date_rule
+def test_js_tells_an_unfinished_date_as_the_package():
+    """``dateStatus`` answers as ``date_prefix_status`` on every start of dates being typed
+    key by key (in every format, names in any letter case), of mistyped ones, and on noise."""
+    from attnbook.data import date_prefix_status
+
+    rng = random.Random(23)
+    texts = [s for s, _, _ in held_out_dates(60, seed=19)] + mutated_dates(40, seed=29)
+    texts += [t.lower() for t in texts[:20]] + [t.upper() for t in texts[20:40]]
+    texts += ["".join(rng.choices(DATE_VOCAB.chars, k=rng.randint(1, 8))) for _ in range(100)]
+    starts = sorted({t[:i] for t in texts for i in range(len(t) + 1)})
+    page = run_date_rule([], starts)["statuses"]
+    expected = [date_prefix_status(t) for t in starts]
+    differ = [(t, p, e) for t, p, e in zip(starts, page, expected) if p != e]
+    assert differ == [], differ[:5]
+    counts = {v: expected.count(v) for v in ("date", "incomplete", "invalid")}
+    assert min(counts.values()) >= 100, counts
 
 
 def test_the_date_model_export_carries_the_package_rule():
@@ -646,11 +695,11 @@ def test_the_date_model_export_carries_the_package_rule():
     assert manifest["input"].get("rule") == DATE_RULE
     assert manifest["input"]["max_chars"] == MAX_DATE_LEN
     if DATE_RULE is not None:
-        from attnbook.data.dates import FIRST_YEAR, LAST_YEAR, parse_date
+        from attnbook.data.dates import DATE_LAYOUTS, FIRST_YEAR, LAST_YEAR
 
         assert (DATE_RULE["first_year"], DATE_RULE["last_year"]) == (FIRST_YEAR, LAST_YEAR)
-        with pytest.raises(ValueError, match=re.escape(DATE_RULE["empty"])):
-            parse_date("")
+        assert [f["name"] for f in DATE_RULE["formats"]] == list(DATE_LAYOUTS)
+        assert [tuple(f["layout"]) for f in DATE_RULE["formats"]] == list(DATE_LAYOUTS.values())
 
 
 @needs_node
@@ -664,3 +713,68 @@ def test_translator_module_is_one_valid_es_module(tmp_path):
     assert not re.search(r"^import\b", TranslatorExplorer._esm, re.M)
     out = subprocess.run(["node", "--check", str(module)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+# ---------------------------------------------------------------- the translator's words
+
+TRANSLATOR_MODULES = ("translator_explorer.js", "date_rule.js", "transformer.js")
+_PLACEHOLDER = re.compile(r"\{(\w+)(?::\w+)?\}")
+_CJK = "\u3400-\u9fff"
+
+
+def _string_literals(source: str) -> list[str]:
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", source, flags=re.S)
+    return re.findall(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|`(?:[^`\\]|\\.)*`', code)
+
+
+@needs_node
+def test_every_english_string_of_the_translator_has_its_chinese_one():
+    """The two tables of translator_strings.js (as node imports them, and as Python reads them
+    for the site) have the same keys; each Chinese string is non-empty, names the same values
+    and writes Chinese punctuation next to Chinese text."""
+    from attnbook.data import WEEKDAYS
+    from attnbook.viz.explorers.translator import translator_strings
+
+    module = (JS / "translator_strings.js").as_uri()
+    script = f"import {{ TRANSLATOR_STRINGS as T }} from {json.dumps(module)};"
+    script += "process.stdout.write(JSON.stringify(T));"
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", script], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    tables = json.loads(out.stdout)
+    assert tables == translator_strings()
+    en, zh = tables["en"], tables["zh"]
+    assert set(en) == set(zh) and len(en) > 60
+    for key, text in en.items():
+        assert zh[key].strip(), key
+        names = set(_PLACEHOLDER.findall(text)) ^ set(_PLACEHOLDER.findall(zh[key]))
+        # a day that does not exist: "April 2026" in English, "2026 年 4 月" in Chinese
+        assert names == ({"month_name", "month"} if key == "translator.date.day" else set()), key
+        ascii_next_to_chinese = rf"[{_CJK}][,;:()!?]|[,;:()!?][{_CJK}]"
+        assert not re.search(ascii_next_to_chinese, zh[key]), (key, zh[key])
+    assert en["translator.weekday.names"].split("|") == WEEKDAYS
+
+
+def test_the_translator_says_nothing_outside_its_tables():
+    """Every key the translator's modules and the site's load button use is in the English
+    table, every string of the table is used, and the explorer and the date rule hold no
+    words of their own (no string literal with two words in it)."""
+    from attnbook.viz.explorers.translator import translator_strings
+
+    en = translator_strings()["en"]
+    sources = {name: (JS / name).read_text(encoding="utf-8") for name in TRANSLATOR_MODULES}
+    sources["strings"] = (JS / "translator_strings.js").read_text(encoding="utf-8")
+    sources["site"] = (Path(__file__).parent.parent / "site" / "attnbook_models.py").read_text()
+    used, prefixes = set(), set()
+    for source in sources.values():
+        used |= set(re.findall(r"""["'`](translator\.[\w.]+)["'`]""", source))
+        prefixes |= set(re.findall(r"`(translator\.[\w.]+)\$\{", source))  # `…two_${name}`
+    used = {k for k in used if not k.endswith((".js", ".css"))}  # file names
+    assert used - set(en) == set(), used - set(en)
+    unused = [k for k in en if k not in used and not any(k.startswith(p) for p in prefixes)]
+    assert unused == [], unused
+    two_words = re.compile(r"(?<![\w-])[A-Za-z]{2,}(?![\w-]) +(?<![\w-])[A-Za-z]{2,}(?![\w-])")
+    for name in ("translator_explorer.js", "date_rule.js"):
+        words = [s for s in _string_literals(sources[name]) if two_words.search(s)]
+        assert words == [], (name, words)

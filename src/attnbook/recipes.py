@@ -33,21 +33,32 @@ DATE_CHECKPOINT = "dates_tiny.safetensors"
 
 
 def train_date_model(
-    steps: int = 600,
+    steps: int = 750,
     batch_size: int = 64,
     peak_lr: float = 5e-3,
     warmup: int = 60,
     seed: int = 0,
     device: str | torch.device = "cpu",
     progress: bool = True,
+    stop_after: int | None = None,
     **config_overrides,
 ) -> tuple[Transformer, History]:
     """Train ``TransformerConfig.tiny`` on the date task (train split of ``date_split(0)``).
 
     The defaults are the recipe of the shipped checkpoint (:func:`load_date_model`):
-    600 steps of 64 fresh (date, format) draws, Adam with β = (0.9, 0.98), a linear
-    warm-up over 60 steps to 5e-3, then a linear decay to 0.
+    750 steps of 64 fresh (date, format) draws, Adam with β = (0.9, 0.98), a linear
+    warm-up over 60 steps to 5e-3, then a linear decay to 0. (With ten formats to read,
+    the longest 28 characters, 600 steps left the longest inputs at about 98–99.5% exact
+    match, depending on the run; 750 reach 99.5% or more in every format.)
+
+    ``stop_after``: take only the first ``stop_after`` of the ``steps`` steps, with the
+    learning rates of the whole run: the start of the same run, for example to watch it
+    begin without waiting for the end.
     """
+    if stop_after is not None:
+        check_int("stop_after", stop_after)
+        if stop_after > steps:
+            raise ValueError(f"stop_after={stop_after} is more than steps={steps}")
     set_seed(seed)
     train_dates, _ = date_split(seed=0)
     config = TransformerConfig.tiny(len(DATE_VOCAB), **config_overrides)
@@ -56,7 +67,7 @@ def train_date_model(
         model,
         date_batches(train_dates, batch_size, seed),
         seq2seq_batch_loss(),
-        steps,
+        steps if stop_after is None else stop_after,
         lambda s: warmup_linear_decay(s, peak_lr, warmup, steps),
         progress=progress,
         desc="dates",

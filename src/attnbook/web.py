@@ -322,40 +322,40 @@ DATE_MODEL = "dates"
 def date_input_rule() -> dict | None:
     """The package's check of a date the reader types, as data the page runs (``date_rule.js``).
 
-    Where the package validates dates (``attnbook.data.dates.parse_date``: one pattern per
-    format, then the year range, the two-digit-year pivot, month and day, the weekday), the
-    rule carries its patterns (Python's named groups written as JavaScript's), its constants
-    and its message for an empty input, so the page refuses what the package refuses, in the
-    same words, whatever range the shipped model was trained on. ``None`` when the package
-    checks only characters and length (which the page does from the vocabulary and
-    ``max_chars``).
+    Where the package validates dates (``attnbook.data.dates``: one layout per format, read
+    by ``parse_date`` with one pattern each and tried key by key by ``date_prefix_status``;
+    then the year range, the two-digit-year pivot, month and day, the weekday), the rule
+    carries its layouts, their patterns (Python's named groups written as JavaScript's) and
+    its constants, so that the page refuses what the package refuses, reads names in any
+    letter case as it does, and tells an input that may still become a date from one that
+    cannot, whatever range the shipped model was trained on. The page words its messages
+    from its own string tables (``js/translator_strings.js``; the English ones are the
+    package's words). ``None`` when the package checks only characters and length (which the
+    page does from the vocabulary and ``max_chars``).
     """
     from attnbook.data import dates
 
-    if not hasattr(dates, "parse_date"):
+    if not hasattr(dates, "DATE_LAYOUTS"):
         return None
-    try:
-        dates.parse_date("")
-        empty = ""
-    except ValueError as error:
-        empty = str(error)
-    # the package's own patterns and digit rule (module-private: one copy, read from here)
-    regexes, two_digit_fields = dates._REGEXES, dates._TWO_DIGIT_FIELDS
     return {
         "kind": "date",
         "formats": [
-            {"name": name, "pattern": re.sub(r"\(\?P<", "(?<", regex.pattern)}
-            for name, regex in regexes.items()
+            {
+                "name": name,
+                "pattern": re.sub(r"\(\?P<", "(?<", dates._REGEXES[name].pattern),
+                "layout": list(layout),
+            }
+            for name, layout in dates.DATE_LAYOUTS.items()
         ],
+        "fields": dict(dates.DATE_FIELDS),
         "first_year": dates.FIRST_YEAR,
         "last_year": dates.LAST_YEAR,
         "pivot": dates.PIVOT,
         "two_digit_format": dates.TWO_DIGIT_FORMAT,
-        "two_digit_fields": list(two_digit_fields),
+        "two_digit_fields": list(dates.TWO_DIGIT_FIELDS),
         "months": list(dates.MONTHS),
         "weekdays": list(dates.WEEKDAYS),
         "max_chars": dates.MAX_DATE_LEN,
-        "empty": empty,
     }
 
 

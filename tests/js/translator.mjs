@@ -2,7 +2,8 @@
 // stdin: {"module": "/path/to/transformer.js", "manifest": "/path/to/manifest.json",
 //         "cases": [{"text": "...", "target": [ids] (optional), "attention": bool}], "max_len": 12,
 //         "beam_size": 4, "alpha": 0.6}
-// stdout: one result per case, as JSON: the source ids (or the input check's problem), greedy
+// stdout: one result per case, as JSON: the source ids (or the input check's problem, worded by
+// the English string table of translator_strings.js, next to transformer.js), greedy
 // and beam search (ids, text, log-probability, each step's logits) and, for a case with a
 // target, the teacher-forced logits after each of its tokens; with "attention", the encoder's
 // self-attention and each greedy step's self- and cross-attention too.
@@ -14,6 +15,7 @@ let text = "";
 for await (const chunk of process.stdin) text += chunk;
 const request = JSON.parse(text);
 const T = await import(pathToFileURL(request.module).href);
+const { translatorText } = await import(pathToFileURL(join(dirname(request.module), "translator_strings.js")).href);
 const manifest = JSON.parse(readFileSync(request.manifest, "utf-8"));
 const net = T.loadModel(manifest, readFileSync(join(dirname(request.manifest), manifest.weights.file)));
 
@@ -30,7 +32,7 @@ const decoded = (result, attention) => ({
 
 const results = request.cases.map(({ text: source, target, attention }) => {
   const checked = T.checkSource(net, source);
-  if (!checked.ids) return { problem: checked.problem, message: checked.message };
+  if (!checked.ids) return { problem: checked.problem, message: translatorText("en", checked.key, checked.params) };
   const enc = T.encode(net, checked.ids);
   return {
     ids: checked.ids,

@@ -11,10 +11,16 @@ page at every keystroke, with no kernel. Two ways to get the weights to the page
   ``weights`` bytes from the saved state of every page whose widget names that file (and
   holds the same weights), so a page carries a few kilobytes of state and fetches the
   0.5 MB of weights once, however many translators it shows.
+
+Every word the page shows comes from the string tables of ``js/translator_strings.js``, one
+per language (English, Simplified Chinese), picked by the page's language;
+:func:`translator_strings` reads them as data for Python (the site's load button uses them).
 """
 
 from __future__ import annotations
 
+import ast
+import re
 from functools import cache
 
 import torch
@@ -29,6 +35,26 @@ from attnbook.viz.explorers._base import JS, Explorer, _Bundled, stylesheet
 DECODINGS = ("greedy", "beam")
 
 
+_TABLE = re.compile(r"^export const TRANSLATOR_STRINGS = \{\n(.*?)^\};$", re.M | re.S)
+_LANGUAGE = re.compile(r"^  (\w+): \{\n(.*?)^  \},$", re.M | re.S)
+_ENTRY = re.compile(r"""^ {4}"([\w.]+)":\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'),$""", re.M)
+
+
+@cache
+def translator_strings() -> dict[str, dict[str, str]]:
+    """The translator's string tables, ``{"en": {key: text}, "zh": {key: text}}``, read from
+    ``js/translator_strings.js`` (the page's own copy; ``tests/test_web.py`` checks that
+    node reads the same)."""
+    source = (JS / "translator_strings.js").read_text(encoding="utf-8")
+    table = _TABLE.search(source)
+    if table is None:
+        raise ValueError("translator_strings.js holds no `export const TRANSLATOR_STRINGS = {…};`")
+    return {
+        language: {key: ast.literal_eval(text) for key, text in _ENTRY.findall(body)}
+        for language, body in _LANGUAGE.findall(table.group(1))
+    }
+
+
 @cache
 def _stylesheet(_module: str) -> str:
     return stylesheet() + (JS / "translator.css").read_text(encoding="utf-8")
@@ -40,10 +66,14 @@ class TranslatorExplorer(Explorer):
     ``TranslatorExplorer(model, vocab)`` runs any :class:`~attnbook.model.Transformer` with a
     character vocabulary; ``for_date_model()`` the book's shipped date model, with the
     site's copy of its weights. The DOM: an ``<input type="text" name="source">`` and an
-    ``<output name="translation">`` inside the root ``.attnbook-explorer.attnbook-translator``.
-    The traits ``source`` and ``translation`` follow what the reader typed and what the page
-    computed; ``decoding`` ("greedy" or "beam"), ``layer``, ``head`` (−1: the mean over
-    heads) and ``step`` (the output step replayed, 1 … T; −1: the last) follow the controls.
+    ``<output name="translation">`` inside the root ``.attnbook-explorer.attnbook-translator``,
+    and one button per example (``.ae-examples button``: for the date model, one per format
+    it reads). The traits ``source`` and ``translation`` follow what the reader typed and what
+    the page computed (``translation`` is empty while the source is not one the model reads,
+    though the page keeps showing the last translation while a date is being typed);
+    ``decoding`` ("greedy" or "beam"), ``layer``, ``head`` (−1: the mean over heads) and
+    ``step`` (the output step replayed, 1 … T; −1: the last) follow the controls. The page
+    speaks its own language (English, or Chinese where ``lang`` is zh-CN).
     """
 
     _module = "translator_explorer"

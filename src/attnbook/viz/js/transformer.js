@@ -234,34 +234,31 @@ export function loadModel(manifest, data) {
 
 // ------------------------------------------------------------------ text
 
-const shownChar = (ch) =>
+/** A character as a message shows it: itself, or U+XXXX for white space (but " ") and control characters. */
+export const shownChar = (ch) =>
   /[\s\p{C}]/u.test(ch) && ch !== " " ? `U+${ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}` : ch;
-
-function listed(items) {
-  const quoted = items.map((ch) => `'${shownChar(ch)}'`);
-  if (quoted.length < 2) return quoted.join("");
-  return `${quoted.slice(0, -1).join(", ")} and ${quoted[quoted.length - 1]}`;
-}
 
 /**
  * The ids of `text` for the encoder, or why the model cannot read it — the checks of
  * attnbook.data.dates.check_date_input, in its order: empty, too long, unknown characters.
- * Returns {ids} or {problem: "empty" | "long" | "unknown", message}.
+ * Returns {ids} or {problem: "empty" | "long" | "unknown", key, params}: the key of the
+ * translator's string tables (translator_strings.js) that words the problem, and its values.
+ * `known(ch)`, when given, says which characters to let through (default: the vocabulary's).
  */
-export function checkSource(net, text) {
+export function checkSource(net, text, known = (ch) => net.stoi.has(ch)) {
   const chars = Array.from(text); // code points, as Python counts them
   const { max_chars: limit, example } = net.manifest.input;
   if (!text.trim()) {
-    const message = example ? `Type a date such as '${example}'.` : "Type something to translate.";
-    return { problem: "empty", message };
+    return example
+      ? { problem: "empty", key: "translator.source.empty.example", params: { example } }
+      : { problem: "empty", key: "translator.source.empty", params: {} };
   }
-  if (chars.length > limit) {
-    return { problem: "long", message: `Too long: ${chars.length} characters; the model reads at most ${limit}.` };
-  }
-  const unknown = [...new Set(chars.filter((ch) => !net.stoi.has(ch)))];
+  if (chars.length > limit)
+    return { problem: "long", key: "translator.source.long", params: { n: chars.length, max: limit } };
+  const unknown = [...new Set(chars.filter((ch) => !known(ch)))];
   if (unknown.length) {
-    const verb = unknown.length === 1 ? "is" : "are";
-    return { problem: "unknown", message: `${listed(unknown)} ${verb} not in the model's vocabulary.` };
+    const key = unknown.length === 1 ? "translator.source.unknown.one" : "translator.source.unknown.many";
+    return { problem: "unknown", key, params: { chars: unknown.map(shownChar) } };
   }
   return { ids: chars.map((ch) => net.stoi.get(ch)) };
 }
@@ -279,12 +276,47 @@ export function decodeIds(net, ids) {
 // ------------------------------------------------------------------ the layers' maths
 
 /**
- * y = W x + b for one position: W is (n_out, n_in) row-major, as nn.Linear stores it. Four
- * running sums per row let the engine overlap the multiplications.
+ * y = W x + b for one position: W is (n_out, n_in) row-major, as nn.Linear stores it. Two rows
+ * at a time (each x value read once for both), four running sums per row (the engine overlaps
+ * the multiplications); a row's sums are added in the same order either way.
  */
 function affine(W, b, x, xOff, nIn, y, yOff, nOut) {
   const n4 = nIn - (nIn % 4);
-  for (let o = 0; o < nOut; o++) {
+  let o = 0;
+  for (; o + 1 < nOut; o += 2) {
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let t0 = 0;
+    let t1 = 0;
+    let t2 = 0;
+    let t3 = 0;
+    let r = o * nIn;
+    let q = r + nIn;
+    let k = xOff;
+    for (let i = 0; i < n4; i += 4, r += 4, q += 4, k += 4) {
+      const x0 = x[k];
+      const x1 = x[k + 1];
+      const x2 = x[k + 2];
+      const x3 = x[k + 3];
+      s0 += W[r] * x0;
+      s1 += W[r + 1] * x1;
+      s2 += W[r + 2] * x2;
+      s3 += W[r + 3] * x3;
+      t0 += W[q] * x0;
+      t1 += W[q + 1] * x1;
+      t2 += W[q + 2] * x2;
+      t3 += W[q + 3] * x3;
+    }
+    for (let i = n4; i < nIn; i++, r++, q++, k++) {
+      s0 += W[r] * x[k];
+      t0 += W[q] * x[k];
+    }
+    y[yOff + o] = b[o] + (s0 + s1 + (s2 + s3));
+    y[yOff + o + 1] = b[o + 1] + (t0 + t1 + (t2 + t3));
+  }
+  for (; o < nOut; o++) {
     let s0 = 0;
     let s1 = 0;
     let s2 = 0;
@@ -513,13 +545,18 @@ function decoderWorkspace(net, length) {
   return { ...workspace(net, length), x: new Float32Array(net.d) };
 }
 
+/** log Σ exp(logits) in double precision (shifted by the largest, so exp never overflows). */
+function logSumExp(logits) {
+  let max = -Infinity;
+  for (let i = 0; i < logits.length; i++) if (logits[i] > max) max = logits[i];
+  let sum = 0;
+  for (let i = 0; i < logits.length; i++) sum += Math.exp(logits[i] - max);
+  return max + Math.log(sum);
+}
+
 /** log softmax(logits) in double precision, as log_softmax(logits.double()) in PyTorch. */
 export function logSoftmax(logits) {
-  let max = -Infinity;
-  for (const z of logits) if (z > max) max = z;
-  let sum = 0;
-  for (const z of logits) sum += Math.exp(z - max);
-  const logZ = max + Math.log(sum);
+  const logZ = logSumExp(logits);
   return Float64Array.from(logits, (z) => z - logZ);
 }
 
@@ -552,7 +589,7 @@ export function greedy(net, enc, maxLen) {
     const step = decoderStep(net, enc, ws, cache, token, pos);
     let best = 0;
     for (let v = 1; v < net.V; v++) if (step.logits[v] > step.logits[best]) best = v; // first maximum, as argmax
-    logProb += logSoftmax(step.logits)[best];
+    logProb += step.logits[best] - logSumExp(step.logits); // log softmax(logits)[best]
     steps.push({ ...step, token: best });
     ids.push(best);
     token = best;

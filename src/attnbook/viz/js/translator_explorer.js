@@ -1,9 +1,15 @@
 // Translator explorer: the book's trained encoder–decoder runs in the page. The reader types a
-// source; the translation updates at every keystroke (no kernel, no debounce). The drawing
-// shows the cross-attention of each output character over the source characters for a chosen
-// layer and head (or their mean); a step slider replays the decoding one output character at
-// a time and shows what that step reads. Greedy decoding and beam search are compared, with
-// their log-probabilities.
+// source; the translation updates at every keystroke (no kernel, no debounce). While the text
+// is still on its way to a date (a start of one the model reads: "29 Nov", "11/2"), the last
+// translation and its map stay, and a quiet line says to keep typing; a message appears only
+// when no key can make the text a date. The formats the model reads are shown as examples to
+// press. The drawing shows the cross-attention of each output character over the source
+// characters for a chosen layer and head (or their mean); a step slider replays the decoding
+// one output character at a time and shows what that step reads. Greedy decoding and beam
+// search are compared, with their log-probabilities. The panel keeps one height while the
+// reader types (the drawing has room for the longest output, the lines for their text).
+//
+// Every word comes from the string tables of translator_strings.js, in the page's language.
 //
 // The weights come from the widget (its `weights` bytes, in Colab and JupyterLab) or, on the
 // book's static site, from the exported file that `weights_url` names relative to the site's
@@ -12,22 +18,10 @@
 // keystroke in the box) fetches the weights; a model whose `load` is "now" fetches them at once.
 // mountPlaceholders() draws the same explorer into each <div class="attnbook-translator"
 // data-model="NAME"> of a page that holds no saved widget (a Markdown page).
-import {
-  colourKey,
-  fmt,
-  headPicker,
-  htmlEl,
-  label,
-  mount,
-  pool,
-  sequential,
-  setAttrs,
-  setText,
-  svgEl,
-  vlabel,
-} from "./base.js";
-import { checkDate } from "./date_rule.js";
+import { colourKey, htmlEl, label, mount, pool, sequential, setText, svgEl, vlabel } from "./base.js";
+import { checkDate, dateStatus } from "./date_rule.js";
 import { beamSearch, bytesOf, checkSource, encode, greedy, loadModel } from "./transformer.js";
+import { translatorLanguage, translatorSentence, translatorText } from "./translator_strings.js";
 
 // The folder of the site's _static/ that holds exported models (attnbook.web.SITE_MODELS).
 export const SITE_MODELS = "attnbook-models";
@@ -45,6 +39,21 @@ export function staticBase(doc = document) {
   return new URL("..", new URL(meta.content, doc.baseURI)).href;
 }
 
+/** Why the model could not be had: a key of the string tables and its values (the page words it). */
+class TranslatorFailure extends Error {
+  constructor(key, params = {}) {
+    super(translatorText("en", key, params));
+    this.key = key;
+    this.params = params;
+  }
+}
+
+/** An error as the reader's language words it (one of ours), or its own message (another's). */
+function failureText(lang, error) {
+  if (error instanceof TranslatorFailure) return translatorText(lang, error.key, error.params);
+  return error && error.message ? error.message : String(error);
+}
+
 /** The bytes of a Bytes trait as a front end hands them over, or null when there are none. */
 function traitBytes(value) {
   if (!value || typeof value !== "object") return null;
@@ -59,18 +68,18 @@ function traitBytes(value) {
 /** Refuse a weights file that is not the manifest's (its length, and its sha256 where the page may compute it). */
 async function checkWeights(manifest, bytes) {
   if (bytes.byteLength !== manifest.weights.bytes) {
-    throw new Error(`the weights file holds ${bytes.byteLength} bytes, this model ${manifest.weights.bytes}`);
+    throw new TranslatorFailure("translator.error.bytes", { n: bytes.byteLength, m: manifest.weights.bytes });
   }
   const subtle = globalThis.crypto && globalThis.crypto.subtle; // only on https and localhost
   if (!subtle) return;
   const digest = new Uint8Array(await subtle.digest("SHA-256", bytes));
   const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-  if (hex !== manifest.weights.sha256) throw new Error("the weights file is another model's (its sha256 differs)");
+  if (hex !== manifest.weights.sha256) throw new TranslatorFailure("translator.error.sha");
 }
 
 async function fetchModel(manifest, href) {
   const response = await fetch(href);
-  if (!response.ok) throw new Error(`${href} answered HTTP ${response.status}`);
+  if (!response.ok) throw new TranslatorFailure("translator.error.http", { url: href, status: response.status });
   const bytes = new Uint8Array(await response.arrayBuffer());
   await checkWeights(manifest, bytes);
   return loadModel(manifest, bytes);
@@ -87,9 +96,9 @@ export function modelOf(manifest, weights, url, doc = document) {
       );
     return PARSED.get(bytes.buffer);
   }
-  if (!url) return Promise.reject(new Error("this explorer holds no weights and names no file to fetch"));
+  if (!url) return Promise.reject(new TranslatorFailure("translator.error.noweights"));
   const base = staticBase(doc);
-  if (!base) return Promise.reject(new Error("its weights are served by the book's site, and this page is not on it"));
+  if (!base) return Promise.reject(new TranslatorFailure("translator.error.nosite"));
   const href = new URL(url, base).href;
   if (!FETCHED.has(href)) FETCHED.set(href, fetchModel(manifest, href));
   return FETCHED.get(href);
@@ -111,12 +120,40 @@ function uniqueId(prefix) {
   return `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
-/** The text box, the translation, the message line, the comparison and the step slider. */
-function panel(manifest, names) {
+/**
+ * A number in plain decimals, never m·10ⁿ: `digits` decimals, or as many as its first
+ * significant digit needs (0.000004), down to 10⁻⁶; below that, "less than 0.000001".
+ */
+function plain(t, x, digits) {
+  const a = Math.abs(x);
+  let text;
+  if (a === 0 || a >= 10 ** -digits) text = a.toFixed(digits);
+  else if (a >= 1e-6) text = a.toFixed(Math.ceil(-Math.log10(a) - 1e-9));
+  else return t("translator.probability.below", { p: "0.000001" });
+  return x < 0 ? `−${text}` : text;
+}
+
+/** Set the attributes that differ from those last set by this function (redraws write little). */
+function put(node, attrs) {
+  const last = node.aeLast || (node.aeLast = {});
+  for (const name in attrs) {
+    const value = attrs[name];
+    if (last[name] === value) continue;
+    last[name] = value;
+    if (value === null) node.removeAttribute(name);
+    else node.setAttribute(name, value);
+  }
+}
+
+/**
+ * The text box, the translation, the message line, the examples, the comparison and the
+ * step slider. `label` names the box; `examples` are the sources the example buttons hold.
+ */
+function panel(t, label, names, examples) {
   const top = htmlEl("div", { className: "ae-translator" });
   const row = htmlEl("div", { className: "ae-source" }, top);
   const id = uniqueId("ae-source");
-  htmlEl("label", { htmlFor: id }, row, manifest.input.label || "source");
+  htmlEl("label", { htmlFor: id }, row, label);
   const input = htmlEl("input", { type: "text", name: "source", id, autocomplete: "off", spellcheck: false }, row);
   for (const [name, value] of [
     ["autocapitalize", "off"],
@@ -131,6 +168,19 @@ function panel(manifest, names) {
   const message = htmlEl("p", { className: "ae-message", id: uniqueId("ae-message") }, top);
   message.setAttribute("aria-live", "polite");
   input.setAttribute("aria-describedby", message.id);
+  const chips = htmlEl("div", { className: "ae-examples" }, top);
+  chips.hidden = examples.length === 0;
+  chips.setAttribute("role", "group");
+  chips.setAttribute("aria-label", t("translator.examples.label"));
+  htmlEl("span", { className: "ae-examples-label" }, chips, t("translator.examples")).setAttribute(
+    "aria-hidden",
+    "true",
+  );
+  const buttons = examples.map((text) => {
+    const chip = htmlEl("button", { type: "button", className: "ae-chip" }, chips, text);
+    chip.dataset.source = text;
+    return chip;
+  });
   const compare = htmlEl("div", { className: "ae-compare" }, top);
   const rows = {};
   for (const [kind, name] of Object.entries(names)) {
@@ -144,11 +194,11 @@ function panel(manifest, names) {
   }
   const stepWrap = htmlEl("div", { className: "ae-control" });
   const stepId = uniqueId("ae-step");
-  htmlEl("label", { htmlFor: stepId }, stepWrap, "step");
+  htmlEl("label", { htmlFor: stepId }, stepWrap, t("translator.step"));
   const step = htmlEl("input", { type: "range", id: stepId, min: "1", max: "1", step: "1", value: "1" }, stepWrap);
   const stepShown = htmlEl("output", { htmlFor: stepId }, stepWrap);
   stepShown.setAttribute("aria-hidden", "true");
-  return { top, arrow, input, output, message, rows, stepWrap, step, stepShown };
+  return { top, arrow, input, output, message, buttons, rows, stepWrap, step, stepShown };
 }
 
 // ------------------------------------------------------------------ the explorer
@@ -161,12 +211,30 @@ export function stepWeights(cross, S, h, l, k) {
   return out;
 }
 
+// The drawing's geometry (CSS px): its height depends on the width alone, never on the text,
+// so that the panel keeps its height while the reader types.
+const LEFT = 44;
+const BAR_TOP = 46;
+const BAR_H = 26;
+const COL_Y = BAR_TOP + BAR_H + 16;
+const ROWS_TOP = COL_Y + 8;
+const ROW_H = 20;
+
+// Translations kept per explorer, by the text the model reads (its encoder output and decodings).
+const KEPT = 32;
+
 function render({ model, el }) {
   const manifest = model.get("manifest");
+  const lang = translatorLanguage(el);
+  const t = (key, params) => translatorText(lang, key, params);
+  const sentence = (message) => translatorSentence(lang, message);
   const { N, h } = manifest.config;
   const { beam_size: beamSize, alpha, max_len: maxLen } = manifest.decoding;
-  const names = { greedy: "greedy", beam: `beam search (${beamSize})` };
-  const p = panel(manifest, names);
+  const rule = manifest.input.rule && manifest.input.rule.kind === "date" ? manifest.input.rule : null;
+  const names = { greedy: t("translator.decoding.greedy"), beam: t("translator.decoding.beam", { k: beamSize }) };
+  const examples = rule ? rule.formats.map((f) => f.name) : manifest.input.example ? [manifest.input.example] : [];
+  const boxLabel = rule ? t("translator.input.date") : manifest.input.label || t("translator.input.source");
+  const p = panel(t, boxLabel, names, examples);
   // weights served by the site wait for the reader's request (a light page first)
   const onRequest = !traitBytes(model.get("weights")) && model.get("load") !== "now";
   const s = {
@@ -174,11 +242,12 @@ function render({ model, el }) {
     status: onRequest ? "waiting" : "loading", // "ready", "failed"
     failure: "",
     text: model.get("source") || "",
-    chars: [],
-    problem: null,
+    problem: null, // why the text cannot be translated: {problem, key, params}
+    typing: false, // the text is the start of a date: the last translation stays
     note: null, // what the date check noticed but lets through (a weekday that does not match)
-    enc: null,
-    results: { greedy: null, beam: null },
+    shown: null, // the translation shown: {source, chars, enc, results}
+    stale: false, // it is the last one, not the text's
+    kept: new Map(), // translations by the text the model reads, most recent last
     step: model.get("step") ?? -1, // 1 … T: the step replayed; −1: the last one
     later: 0,
   };
@@ -187,6 +256,7 @@ function render({ model, el }) {
   let alive = true;
 
   const chosen = () => (ui ? ui.values.decoding : model.get("decoding"));
+  const known = (ch) => s.net.stoi.has(ch) || s.net.stoi.has(ch.toLowerCase()) || s.net.stoi.has(ch.toUpperCase());
 
   function tell(changes) {
     for (const [name, value] of Object.entries(changes)) model.set(name, value);
@@ -197,52 +267,71 @@ function render({ model, el }) {
     }
   }
 
-  /** The decoding `kind` of the current source, computed on first use. */
+  /** The decoding `kind` of the translation shown, computed on first use. */
   function result(kind) {
-    if (!s.enc) return null;
-    if (!s.results[kind]) {
-      s.results[kind] =
-        kind === "beam" ? beamSearch(s.net, s.enc, maxLen, beamSize, alpha) : greedy(s.net, s.enc, maxLen);
+    const view = s.shown;
+    if (!view) return null;
+    if (!view.results[kind]) {
+      view.results[kind] =
+        kind === "beam" ? beamSearch(s.net, view.enc, maxLen, beamSize, alpha) : greedy(s.net, view.enc, maxLen);
     }
-    return s.results[kind];
+    return view.results[kind];
   }
 
   /**
-   * The ids of `text`, or why the page does not translate it: characters and length from the
-   * vocabulary; then, when the export carries the package's date rule (manifest input.rule),
-   * that rule, which reads the text without surrounding white space as the package does.
+   * The ids of `text`, or where it stands: {typing} while it is the start of a date, or why
+   * the page does not translate it ({problem, key, params}). Without the package's date rule:
+   * characters and length from the vocabulary. With it (manifest input.rule), the rule reads
+   * the text as the package does (white space around ignored, names in any letter case); a text
+   * it does not read is either the start of a date, or refused: first for characters no letter
+   * case of which the model knows, then in the rule's words.
    */
   function check(text) {
-    const rule = manifest.input.rule;
     if (!rule) return checkSource(s.net, text);
-    const basic = checkSource(s.net, text.trim());
-    if (basic.problem === "empty" || basic.problem === "unknown") return basic;
+    if (!text.trim()) return checkSource(s.net, text);
     const date = checkDate(rule, text);
-    if (date.problem) return { problem: date.problem, message: sentence(date.message) };
-    return { ...checkSource(s.net, date.text), text: date.text, note: date.note && sentence(date.note) };
+    if (!date.problem) return { ...checkSource(s.net, date.text), text: date.text, note: date.note };
+    if (dateStatus(rule, text) === "incomplete") return { typing: true };
+    const basic = checkSource(s.net, text.trim(), known);
+    return basic.problem === "unknown" ? basic : date;
+  }
+
+  /** The translation of `source` (ids `ids`), from the kept ones when the model read it before. */
+  function translation(source, ids) {
+    let view = s.kept.get(source);
+    if (view) s.kept.delete(source);
+    else view = { source, chars: Array.from(source), enc: encode(s.net, ids), results: { greedy: null, beam: null } };
+    s.kept.set(source, view);
+    if (s.kept.size > KEPT) s.kept.delete(s.kept.keys().next().value);
+    return view;
   }
 
   /** Read `text`: the chosen decoding now, the other one as soon as this event is over. */
   function read(text) {
     s.text = text;
-    s.chars = Array.from(text);
-    s.results = { greedy: null, beam: null };
-    s.enc = null;
     s.problem = null;
     s.note = null;
+    s.typing = false;
     clearTimeout(s.later);
     if (!s.net) return;
     const checked = check(text);
-    if (!checked.ids) {
-      s.problem = checked;
+    if (checked.typing) {
+      s.typing = true;
+      s.stale = Boolean(s.shown);
       return;
     }
-    if (checked.text !== undefined) s.chars = Array.from(checked.text);
+    if (!checked.ids) {
+      s.problem = checked;
+      s.shown = null;
+      return;
+    }
     s.note = checked.note || null;
-    s.enc = encode(s.net, checked.ids);
+    s.shown = translation(checked.text ?? text, checked.ids);
+    s.stale = false;
     result(chosen());
+    if (s.shown.results.greedy && s.shown.results.beam) return;
     afterPaint(() => {
-      if (!alive || !s.enc) return;
+      if (!alive || !s.shown || s.stale) return;
       result(chosen() === "beam" ? "greedy" : "beam");
       showComparison();
     });
@@ -256,25 +345,34 @@ function render({ model, el }) {
   }
 
   function showComparison() {
+    const view = s.shown;
     for (const [kind, row] of Object.entries(p.rows)) {
-      const r = s.enc ? s.results[kind] : null;
+      const r = view ? view.results[kind] : null;
       row.line.classList.toggle("ae-chosen", kind === chosen());
-      setText(row.text, r ? r.text || "(nothing)" : s.enc ? "…" : "");
-      setText(row.logp, r ? `log P = ${fmt(r.logProb, 4)} (P = ${(100 * Math.exp(r.logProb)).toFixed(1)} %)` : "");
+      setText(row.text, r ? r.text || t("translator.nothing") : view ? "…" : "");
+      const logp = r
+        ? t("translator.logp", { logp: plain(t, r.logProb, 4), p: (100 * Math.exp(r.logProb)).toFixed(1) })
+        : "";
+      setText(row.logp, logp);
     }
+  }
+
+  function message(r) {
+    if (s.status === "waiting") return "";
+    if (s.status === "loading") return t("translator.loading");
+    if (s.status === "failed") return t("translator.failed", { reason: s.failure });
+    if (s.problem) return sentence(t(s.problem.key, s.problem.params));
+    if (s.typing) return t("translator.typing");
+    if (s.note) return sentence(t(s.note.key, s.note.params));
+    if (r && !r.finished) return t("translator.cut", { n: maxLen });
+    return "";
   }
 
   function showAnswer(r) {
     setText(p.output, r ? r.text : "");
+    p.output.classList.toggle("ae-stale", s.stale);
     p.arrow.style.visibility = r ? "" : "hidden";
-    let message = "";
-    if (s.status === "waiting") message = "";
-    else if (s.status === "loading") message = "Loading the model…";
-    else if (s.status === "failed") message = `The model could not be loaded: ${s.failure}`;
-    else if (s.problem) message = s.problem.message;
-    else if (s.note) message = s.note;
-    else if (r && !r.finished) message = `No end after ${maxLen} characters: the answer is cut there.`;
-    setText(p.message, message);
+    setText(p.message, message(r));
     p.message.classList.toggle("ae-problem", Boolean(s.problem && s.problem.problem !== "empty"));
     showComparison();
     const T = r ? r.steps.length : 0;
@@ -282,11 +380,11 @@ function render({ model, el }) {
     p.step.max = String(Math.max(T, 1));
     p.step.value = String(k + 1);
     p.step.disabled = T === 0;
-    const text = T ? `${k + 1} of ${T}` : "–";
-    setText(p.stepShown, text);
+    setText(p.stepShown, T ? t("translator.step.shown", { k: k + 1, n: T }) : t("translator.step.none"));
+    const c = T ? tokenName(s.net.vocab, r.steps[k].token) : "";
     p.step.setAttribute(
       "aria-valuetext",
-      T ? `step ${text}, writes ${tokenName(s.net.vocab, r.steps[k].token)}` : "none",
+      T ? t("translator.step.valuetext", { k: k + 1, n: T, c }) : t("translator.step.valuetext.none"),
     );
   }
 
@@ -294,6 +392,10 @@ function render({ model, el }) {
   function stepIndex(T) {
     return s.step < 1 || s.step > T ? T - 1 : s.step - 1;
   }
+
+  /** The drawing's height: room for maxLen output rows and the colour key under them. */
+  const keyY = () => ROWS_TOP + maxLen * ROW_H + 12;
+  const height = () => keyY() + 18;
 
   function build(ui_) {
     ui = ui_;
@@ -307,28 +409,31 @@ function render({ model, el }) {
       rows: pool(svg, "text", { "text-anchor": "end" }),
       cells: pool(svg, "rect"),
       frame: svgEl("rect", { class: "ae-frame", "stroke-width": 2 }, svg),
-      axis: vlabel(svg, 12, 0, "output"),
-      key: svgEl("g", {}, svg),
+      axis: vlabel(svg, 12, 0, t("translator.axis.output")),
+      key: svgEl("g", { transform: `translate(${LEFT} ${keyY()})` }, svg),
     };
-    colourKey(parts.key, 14, 0, 110, sequential, "0", "1 (weight)");
+    colourKey(parts.key, 14, 0, 110, sequential, t("translator.key.low"), t("translator.key.high"));
+    ui.size(height());
   }
 
-  function clearDrawing(ui, caption) {
-    const { title, bars, cols, rows, cells, frame, axis, key } = parts;
+  /** No map to show: the drawing keeps its size and says so (once the model is in). */
+  function clearDrawing(ui) {
+    const { title, caption, bars, cols, rows, cells, frame, axis, key } = parts;
+    const none = s.shown || s.status !== "ready" ? "" : t("translator.drawing.none");
     setText(title, "");
-    setText(parts.caption, caption);
+    setText(caption, none);
     for (const pl of [bars, cols, rows, cells]) pl.trim(0);
-    for (const node of [frame, axis, key]) node.setAttribute("visibility", "hidden");
-    ui.size(48);
+    for (const node of [frame, axis, key]) put(node, { visibility: "hidden" });
+    ui.size(height());
     ui.note.textContent = "";
-    return caption || "No translation to show.";
+    return none || t("translator.drawing.empty");
   }
 
   function update(ui) {
     const kind = ui.values.decoding;
     const r = result(kind);
     showAnswer(r);
-    if (!r || !r.steps.length) return clearDrawing(ui, s.problem || s.status !== "ready" ? "" : "No output.");
+    if (!r || !r.steps.length) return clearDrawing(ui);
     return drawSteps(ui, r, kind);
   }
 
@@ -336,82 +441,96 @@ function render({ model, el }) {
     const { layer: l, head: k } = ui.values;
     const { width: W, narrow } = ui;
     const vocab = s.net.vocab;
-    const S = s.chars.length;
+    const chars = s.shown.chars;
+    const S = chars.length;
     const T = r.steps.length;
     const now = stepIndex(T);
-    const left = 44;
-    const barTop = 46;
-    const barH = 26;
-    const colY = barTop + barH + 16;
-    const top = colY + 8;
-    const cell = Math.max(6, Math.min(28, Math.floor((W - left - 8) / S)));
-    const rowH = Math.max(16, Math.min(cell, 24));
+    const cell = Math.max(6, Math.min(28, Math.floor((W - LEFT - 8) / S)));
     const every = Math.ceil(12 / cell);
-    const which = k >= 0 ? `head ${k + 1}` : "mean of heads";
+    const which = k >= 0 ? t("translator.head.option", { k: k + 1 }) : t("translator.head.mean");
     const outChars = r.steps.map((st) => tokenName(vocab, st.token));
-    setText(parts.title, `${narrow ? "" : "cross-attention, "}layer ${l + 1} of ${N}, ${which}, ${kind}`);
-    setText(parts.caption, `step ${now + 1} of ${T} writes ${outChars[now]} and reads:`);
+    const titleParams = { l: l + 1, n: N, which, kind: p.rows[kind].name.textContent };
+    setText(parts.title, t(narrow ? "translator.title.narrow" : "translator.title", titleParams));
+    setText(parts.caption, t("translator.caption", { k: now + 1, n: T, c: outChars[now] }));
     const rowsW = r.steps.map((st) => stepWeights(st.cross, S, h, l, k));
     const reads = rowsW[now];
     for (let j = 0; j < S; j++) {
-      const height = Math.max(0.5, reads[j] * barH);
-      setAttrs(parts.bars.get(j), { x: left + j * cell + 1, y: barTop + barH - height, width: cell - 2, height });
+      const height = Math.max(0.5, reads[j] * BAR_H);
+      put(parts.bars.get(j), { x: LEFT + j * cell + 1, y: BAR_TOP + BAR_H - height, width: cell - 2, height });
       const text = parts.cols.get(j);
-      setAttrs(text, { x: left + j * cell + cell / 2, y: colY, visibility: j % every === 0 ? null : "hidden" });
-      setText(text, shown(s.chars[j]));
+      put(text, { x: LEFT + j * cell + cell / 2, y: COL_Y, visibility: j % every === 0 ? null : "hidden" });
+      setText(text, shown(chars[j]));
     }
     parts.bars.trim(S);
     parts.cols.trim(S);
     for (let i = 0; i < T; i++) {
       const future = i > now;
       const text = parts.rows.get(i);
-      setAttrs(text, { x: left - 8, y: top + i * rowH + rowH / 2 + 4, class: future ? "ae-faint" : null });
+      put(text, { x: LEFT - 8, y: ROWS_TOP + i * ROW_H + ROW_H / 2 + 4, class: future ? "ae-faint" : null });
       setText(text, outChars[i]);
+      const w = rowsW[i];
       for (let j = 0; j < S; j++) {
-        const attrs = { x: left + j * cell, y: top + i * rowH, width: cell - 1, height: rowH - 1 };
-        attrs.class = future ? "ae-panel" : null;
-        attrs.fill = future ? null : sequential(rowsW[i][j]);
-        setAttrs(parts.cells.get(i * S + j), attrs);
+        put(parts.cells.get(i * S + j), {
+          x: LEFT + j * cell,
+          y: ROWS_TOP + i * ROW_H,
+          width: cell - 1,
+          height: ROW_H - 1,
+          class: future ? "ae-panel" : null,
+          fill: future ? null : sequential(w[j]),
+        });
       }
     }
     parts.rows.trim(T);
     parts.cells.trim(T * S);
-    setAttrs(parts.frame, {
-      x: left - 1,
-      y: top + now * rowH - 1,
+    put(parts.frame, {
+      x: LEFT - 1,
+      y: ROWS_TOP + now * ROW_H - 1,
       width: S * cell + 1,
-      height: rowH + 1,
+      height: ROW_H + 1,
       visibility: null,
     });
-    setAttrs(parts.axis, {
-      y: top + (T * rowH) / 2,
-      transform: `rotate(-90 12 ${top + (T * rowH) / 2})`,
-      visibility: null,
-    });
-    const keyY = top + T * rowH + 12;
-    setAttrs(parts.key, { transform: `translate(${left} ${keyY})`, visibility: null });
-    ui.size(keyY + 18);
+    const middle = ROWS_TOP + (T * ROW_H) / 2;
+    put(parts.axis, { y: middle, transform: `rotate(-90 12 ${middle})`, visibility: null });
+    put(parts.key, { visibility: null });
+    ui.size(height());
     return describe(r, kind, outChars, rowsW, now, which, l);
   }
 
   /** The note under the drawing and the drawing's text alternative. */
   function describe(r, kind, outChars, rowsW, now, which, l) {
     const vocab = s.net.vocab;
+    const chars = s.shown.chars;
     const probs = softmaxOf(r.steps[now].logits);
-    const order = [...probs.keys()].sort((a, b) => probs[b] - probs[a]);
     const written = r.steps[now].token;
-    const runnerUp = order.find((v) => v !== written);
-    const reads = [...rowsW[now].keys()].sort((a, b) => rowsW[now][b] - rowsW[now][a]).slice(0, 3);
-    const readText = reads.map((j) => `${shown(s.chars[j])} (${fmt(rowsW[now][j], 2)})`).join(", ");
-    ui.note.textContent =
-      `Step ${now + 1} writes ${outChars[now]} with P = ${fmt(probs[written], 3)} ` +
-      `(next best ${tokenName(vocab, runnerUp)}, ${fmt(probs[runnerUp], 3)}); it reads most ${readText}.`;
-    const peaks = rowsW.map((row, i) => `${outChars[i]}→${shown(s.chars[row.indexOf(Math.max(...row))])}`);
-    return (
-      `Heat map of cross-attention, layer ${l + 1}, ${which}, ${kind} decoding of "${s.text}" into "${r.text}": ` +
-      `rows are the ${outChars.length} output characters, columns the ${s.chars.length} source characters; ` +
-      `the strongest source character per output is ${peaks.join(", ")}. ${ui.note.textContent}`
-    );
+    let runnerUp = written === 0 ? 1 : 0;
+    for (let v = 0; v < probs.length; v++) if (v !== written && probs[v] > probs[runnerUp]) runnerUp = v;
+    const order = [...rowsW[now].keys()].sort((a, b) => rowsW[now][b] - rowsW[now][a]).slice(0, 3);
+    const reads = order.map((j) => t("translator.note.read", { c: shown(chars[j]), w: plain(t, rowsW[now][j], 2) }));
+    const note = t("translator.note", {
+      k: now + 1,
+      c: outChars[now],
+      p: plain(t, probs[written], 3),
+      c2: tokenName(vocab, runnerUp),
+      p2: plain(t, probs[runnerUp], 3),
+      reads,
+    });
+    setText(ui.note, note);
+    const peaks = rowsW.map((row, i) => {
+      let best = 0;
+      for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
+      return t("translator.alt.peak", { o: outChars[i], s: shown(chars[best]) });
+    });
+    return t("translator.alt", {
+      l: l + 1,
+      which,
+      kind: p.rows[kind].name.textContent,
+      src: s.shown.source,
+      out: r.text,
+      t: outChars.length,
+      s: chars.length,
+      peaks,
+      note,
+    });
   }
 
   function onInput() {
@@ -419,8 +538,13 @@ function render({ model, el }) {
     s.step = -1;
     read(p.input.value);
     if (ui) ui.redraw();
-    const r = s.enc ? s.results[chosen()] : null;
+    const r = s.shown && !s.stale ? s.shown.results[chosen()] : null;
     tell({ source: s.text, translation: r ? r.text : "", step: -1 });
+  }
+
+  function onExample(event) {
+    p.input.value = event.currentTarget.dataset.source;
+    onInput();
   }
 
   function onStep() {
@@ -445,24 +569,29 @@ function render({ model, el }) {
     if (ui) ui.redraw();
   }
 
+  const heads = [
+    [-1, t("translator.head.mean")],
+    ...[...Array(h).keys()].map((k) => [k, t("translator.head.option", { k: k + 1 })]),
+  ];
   const cleanup = mount(el, model, {
-    label: "Cross-attention of each output character over the source characters, computed in the page",
+    label: t("translator.drawing.label"),
+    task: t("translator.task"),
     controls: [
       {
         kind: "picker",
         name: "decoding",
-        label: "decoding",
+        label: t("translator.decoding"),
         trait: "decoding",
         options: Object.entries(names),
       },
       {
         kind: "picker",
         name: "layer",
-        label: "layer",
+        label: t("translator.layer"),
         trait: "layer",
-        options: [...Array(N).keys()].map((i) => [i, `${i + 1} of ${N}`]),
+        options: [...Array(N).keys()].map((i) => [i, t("translator.layer.option", { i: i + 1, n: N })]),
       },
-      headPicker(h),
+      { kind: "picker", name: "head", label: t("translator.head"), trait: "head", options: heads },
     ],
     build,
     update,
@@ -471,6 +600,7 @@ function render({ model, el }) {
   ui.root.querySelector(".ae-controls").appendChild(p.stepWrap);
   p.input.value = s.text;
   p.input.addEventListener("input", onInput);
+  for (const chip of p.buttons) chip.addEventListener("click", onExample);
   p.step.addEventListener("input", onStep);
   model.on("change:source", followSource);
   model.on("change:step", followStep);
@@ -494,7 +624,7 @@ function render({ model, el }) {
       (error) => {
         if (!alive) return;
         s.status = "failed";
-        s.failure = error && error.message ? error.message : String(error);
+        s.failure = failureText(lang, error);
         ui.redraw();
       },
     );
@@ -504,7 +634,7 @@ function render({ model, el }) {
   if (onRequest) {
     const kb = Math.round(manifest.weights.bytes / 1024);
     button = htmlEl("button", { type: "button", className: "attnbook-translator-load" }, null);
-    setText(button, `Run the model in this page (${kb} KB)`);
+    setText(button, t("translator.button", { kb }));
     button.addEventListener("click", start, { once: true });
     p.top.insertBefore(button, p.message);
   } else start();
@@ -518,19 +648,15 @@ function render({ model, el }) {
   };
 }
 
-/** The package's message as a sentence: a capital first letter, a full stop. */
-function sentence(message) {
-  const text = message.charAt(0).toUpperCase() + message.slice(1);
-  return /[.!?]$/.test(text) ? text : `${text}.`;
-}
-
 /** softmax(logits) in double precision. */
 function softmaxOf(logits) {
   let max = -Infinity;
   for (const z of logits) if (z > max) max = z;
-  const e = Array.from(logits, (z) => Math.exp(z - max));
-  const sum = e.reduce((a, b) => a + b, 0);
-  return e.map((x) => x / sum);
+  const e = Float64Array.from(logits, (z) => Math.exp(z - max));
+  let sum = 0;
+  for (const x of e) sum += x;
+  for (let i = 0; i < e.length; i++) e[i] /= sum;
+  return e;
 }
 
 // ------------------------------------------------------------------ pages without widgets
@@ -577,11 +703,12 @@ export async function mountPlaceholders(root = document) {
       el.dataset.mounted = "true";
       try {
         const name = el.dataset.model;
-        if (!/^\w+$/.test(name)) throw new Error(`data-model must name a model such as "dates", got "${name}"`);
-        if (!base) throw new Error('the page names no site folder (<meta name="attnbook-vendor">)');
+        if (!/^\w+$/.test(name)) throw new TranslatorFailure("translator.error.name", { name });
+        if (!base) throw new TranslatorFailure("translator.error.meta");
         const folder = `${SITE_MODELS}/${name}/`;
         const response = await fetch(new URL(`${folder}manifest.json`, base));
-        if (!response.ok) throw new Error(`${folder}manifest.json answered HTTP ${response.status}`);
+        const url = `${folder}manifest.json`;
+        if (!response.ok) throw new TranslatorFailure("translator.error.http", { url, status: response.status });
         const manifest = await response.json();
         el.replaceChildren();
         const state = {
@@ -598,7 +725,8 @@ export async function mountPlaceholders(root = document) {
         };
         render({ model: pageModel(state), el });
       } catch (error) {
-        el.textContent = `The live translator could not start: ${error.message}`;
+        const lang = translatorLanguage(el);
+        el.textContent = translatorText(lang, "translator.placeholder.failed", { reason: failureText(lang, error) });
       }
     }),
   );
