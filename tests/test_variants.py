@@ -145,6 +145,29 @@ def test_stacked_panels_each_show_the_labels_of_a_shared_axis():
     plt.close(fig)
 
 
+def test_a_legend_beside_the_panel_still_fits_a_phones_column():
+    fig, ax = plt.subplots(figsize=(5, 3), dpi=100)
+    for k in range(3):
+        ax.plot([0, 1], [k, k + 1], label=f"a rather long label {k}")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))
+    drawings = variants.variants(fig, _render)
+    column = variants.NARROW_WIDTH_IN * fig.dpi
+    assert drawings["light"].width > 1.3 * column  # the legend sticks out
+    assert drawings["narrow-light"].width <= 1.04 * column
+    assert drawings["narrow-dark"].width == drawings["narrow-light"].width
+    plt.close(fig)
+
+
+def test_a_long_title_wraps_in_a_phones_drawing():
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("a title far wider than the column of a phone, of which there are many")
+    drawings = variants.variants(fig, _render)
+    assert drawings["narrow-light"].width <= 1.04 * variants.NARROW_WIDTH_IN * fig.dpi
+    assert not ax.title.get_wrap()  # the figure as it was
+    plt.close(fig)
+
+
 def test_a_narrow_figure_is_not_drawn_again_for_phones():
     fig, ax = plt.subplots(figsize=(3.5, 3), dpi=100)
     ax.plot([0, 1])

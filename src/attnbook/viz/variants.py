@@ -43,6 +43,9 @@ NARROW_WIDTH_IN = 3.5
 NARROW_BREAKPOINT = 600
 #: A figure at most this much wider than the narrow width is not drawn again for phones.
 NARROW_SLACK = 1.15
+#: The narrowest the panels of a phone's drawing are made, where labels or a legend beside
+#: them take the rest of the column.
+NARROW_MIN_WIDTH_IN = 2.2
 
 
 # ---------------------------------------------------------------- colours
@@ -292,6 +295,17 @@ def narrow_layout(fig, width: float = NARROW_WIDTH_IN) -> Iterator[None]:
                             lambda v, a=ax, x=axis, k=side: a.tick_params(axis=x, **{k: v}),
                             True,
                         )
+        # titles wrap at the narrow figure's edges, and legends stack their entries: a
+        # title or a row of legend entries wider than a phone's column would widen it
+        titles = [t for ax in fig.axes for t in (ax.title, ax._left_title, ax._right_title)]
+        titles += [fig._suptitle] if fig._suptitle is not None else []
+        for text in titles:
+            if text.get_text():
+                undo.set(text.get_wrap, text.set_wrap, True)
+        legends = [ax.get_legend() for ax in fig.axes] + list(fig.legends)
+        for legend in legends:
+            if legend is not None and legend._ncols > 1:
+                undo.set(lambda g=legend: g._ncols, legend.set_ncols, 1)
         undo.set(
             lambda: tuple(fig.get_size_inches()),
             lambda size: fig.set_size_inches(*size, forward=False),
@@ -355,11 +369,21 @@ def variants(fig, render: Callable) -> dict[str, Drawing]:
     out = {"light": Drawing(*render(fig, True))}
     with dark_colors(fig):
         out["dark"] = Drawing(*render(fig, True))
-    if fig.get_figwidth() > NARROW_WIDTH_IN * NARROW_SLACK and stackable(fig):
-        with narrow_layout(fig):
-            out["narrow-light"] = Drawing(*render(fig, False))
-            with dark_colors(fig):
-                out["narrow-dark"] = Drawing(*render(fig, False))
+    target = NARROW_WIDTH_IN * fig.dpi  # CSS px, as the drawings' widths
+    if out["light"].width > target * NARROW_SLACK and stackable(fig):
+        width = NARROW_WIDTH_IN
+        for attempt in range(3):
+            with narrow_layout(fig, width):
+                light = Drawing(*render(fig, False))
+                # what sticks out of the panels (a legend beside them, long tick labels)
+                # widens the drawing: narrow the panels until the whole fits the column
+                fits = light.width <= target * 1.04 or width <= NARROW_MIN_WIDTH_IN
+                if fits or attempt == 2:
+                    out["narrow-light"] = light
+                    with dark_colors(fig):
+                        out["narrow-dark"] = Drawing(*render(fig, False))
+                    break
+            width = max(NARROW_MIN_WIDTH_IN, width * target / light.width)
     return out
 
 
