@@ -190,7 +190,9 @@ def deployment(ax) -> None:
 def modern(ax) -> None:
     n = 8
     masks = [torch.ones(n, n), causal_mask(n).float(), torch.ones(n, n)]
-    ax.imshow(torch.cat([torch.cat([m, torch.zeros(n, 1)], 1) for m in masks], 1), cmap="Greys")
+    # the visible keys in a mid blue (vmax above 1): a block of them stays dark on the dark page
+    grid = torch.cat([torch.cat([m, torch.zeros(n, 1)], 1) for m in masks], 1)
+    ax.imshow(grid, cmap="Blues", vmin=0, vmax=1.6)
     ax.set_xticks([n / 2 - 0.5, 1.5 * n, 2.5 * n + 0.5], ["BERT", "GPT", "ViT"])
     ax.set_yticks([])
 

@@ -198,6 +198,8 @@ TEXT_ALTERNATIVES_JS = r"""
   const selector = ".attnbook-explorer svg, .attnbook-explorer canvas, div[id^='bertviz-'] svg";
   for (const d of document.querySelectorAll(selector)) {
     if (d.parentElement.closest("svg")) continue;  // a drawing inside a drawing
+    // a decorative mark hidden from screen readers beside its words (a legend's swatch)
+    if (d.closest("[aria-hidden='true']")) continue;
     const root = d.closest(".attnbook-explorer, .attnbook-bertviz");
     if (!named(d) && !named(root)) {
       drawings.push(`${d.tagName.toLowerCase()} in .${root ? [...root.classList].join(".") : "?"}`
