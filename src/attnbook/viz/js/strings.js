@@ -325,7 +325,7 @@ export const STRINGS = {
     "common.meanOfHeads": "各头平均",
     "common.layer": "层",
     "common.layerOf": "{n}（共 {N}）",
-    "common.nats": "{x} 奈特",
+    "common.nats": "{x} 纳特",
 
     "attention.label": "条形：查询对各个键的注意力权重；方格：各个值及其加权和",
     "attention.task":
@@ -337,7 +337,7 @@ export const STRINGS = {
     "attention.outputFormula": "= Σⱼ wⱼ vⱼ",
     "attention.title": "“{token}”对各个键的权重（τ = {tau}）",
     "attention.note":
-      "最大权重 {largest} · 熵 {entropy} 奈特（均匀分布时为 {uniform}）· τ → 0 时只取一个键，τ → ∞ 时对所有键取平均",
+      "最大权重 {largest} · 熵 {entropy} 纳特（均匀分布时为 {uniform}）· τ → 0 时只取一个键，τ → ∞ 时对所有键取平均",
     "attention.pair": "{token} {weight}",
     "attention.alt": "查询“{token}”，温度 {tau}：权重 {weights}；输出向量（{output}）。",
     "attention.legendQuery": "查询",
@@ -366,9 +366,9 @@ export const STRINGS = {
     "scaling.scoresGauge": "‖∂p/∂s‖_F（对分数）",
     "scaling.queryGauge": "‖∂p/∂q‖_F（对查询）",
     "scaling.note":
-      "d_k = {d}，系数 = {scale}：分数的标准差 {std}（理论值 {theory}）· 最大权重 {largest}（均匀分布 {uniform}）· 熵 {entropy}，最大可达 {most} 奈特",
+      "d_k = {d}，系数 = {scale}：分数的标准差 {std}（理论值 {theory}）· 最大权重 {largest}（均匀分布 {uniform}）· 熵 {entropy}，最大可达 {most} 纳特",
     "scaling.alt":
-      "d_k = {d}，缩放方式 {scaling}：{T} 个分数的标准差为 {std}；最大权重 {largest}，熵 {entropy}，最大可达 {most} 奈特；对分数的梯度范数为 {toScores}，对查询的梯度范数为 {toQuery}。",
+      "d_k = {d}，缩放方式 {scaling}：{T} 个分数的标准差为 {std}；最大权重 {largest}，熵 {entropy}，最大可达 {most} 纳特；对分数的梯度范数为 {toScores}，对查询的梯度范数为 {toQuery}。",
     "scaling.legendKeys": "一个键的分数（点）和权重（条）",
     "scaling.legendLargest": "最大权重及其分数",
     "scaling.legendTheory": "理论：分数服从 N(0, c²·d_k)",
@@ -479,7 +479,7 @@ export const STRINGS = {
     "smoothing.targetTitle": "平滑后的目标 q'",
     "smoothing.lossTitle": "损失与模型的置信度",
     "smoothing.marginAxis": "p 的 logit 差距 m",
-    "smoothing.lossAxis": "H(q', p)（奈特）",
+    "smoothing.lossAxis": "H(q', p)（纳特）",
     "smoothing.classAxis": "类别 k（1…{V}；正确类别 y 在最前）",
     "smoothing.rightValue": "q'(y) = {value}",
     "smoothing.otherValue": "其他类别：ε/V = {value}",
@@ -487,7 +487,7 @@ export const STRINGS = {
     "smoothing.minimumBeyond": "最小值在 m = {m} 之外",
     "smoothing.noMinimum": "ε = 0：没有最小值，m → ∞",
     "smoothing.note":
-      "ε = {eps}，V = {V}：p = q' 时损失最小，即置信度 p(y) = {right}、logit 差距为 {m}，此时损失等于 H(q') = {H} 奈特；这样的模型在真实标签上的困惑度为 1/p(y) = {perplexity}，而 ε = 0 时可以降到 1",
+      "ε = {eps}，V = {V}：p = q' 时损失最小，即置信度 p(y) = {right}、logit 差距为 {m}，此时损失等于 H(q') = {H} 纳特；这样的模型在真实标签上的困惑度为 1/p(y) = {perplexity}，而 ε = 0 时可以降到 1",
     "smoothing.noteOneHot": "ε = 0，V = {V}：独热目标；差距越大损失越小，所以训练会把置信度 p(y) 推向 1",
     "smoothing.smallestAt": "在差距 {m} 处最小",
     "smoothing.keepsFalling": "一直下降，没有最小值",
