@@ -91,6 +91,9 @@ def main() -> int:
     notebooks = [Path(p).resolve() for p in args.chapters] or sorted(
         (ROOT / "notebooks").glob("*.ipynb")
     )
+    # the kernels run as the build runs them (the Makefile's BUILD_ENV): no progress bars,
+    # every figure also drawn for the dark theme and for phones
+    os.environ.update(TQDM_DISABLE="1", ATTNBOOK_FIGURE_VARIANTS="1")
     times, slowest = {}, {}
     for path in tqdm(notebooks, desc="executing chapters"):
         times[path.name], slowest[path.name] = time_notebook(path)
