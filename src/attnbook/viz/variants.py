@@ -26,6 +26,7 @@ import base64
 import colorsys
 import contextlib
 import html
+import math
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -45,7 +46,7 @@ NARROW_BREAKPOINT = 600
 NARROW_SLACK = 1.15
 #: The narrowest the panels of a phone's drawing are made, where labels or a legend beside
 #: them take the rest of the column.
-NARROW_MIN_WIDTH_IN = 2.2
+NARROW_MIN_WIDTH_IN = 3.0
 
 
 # ---------------------------------------------------------------- colours
@@ -262,12 +263,16 @@ def narrow_layout(fig, width: float = NARROW_WIDTH_IN) -> Iterator[None]:
     keys = sorted(slots, key=lambda k: (k[0], k[1]))  # reading order
     top = slots[keys[0]].get_gridspec() if keys else None
     try:
+        # heights shrink less than widths (by the square root of the ratio): the text keeps
+        # its size, and a phone's page scrolls down, not sideways
         if top is None or top.ncols == 1:
-            new_h = max(old_h * width / old_w, 2.4)
+            new_h = max(old_h * math.sqrt(NARROW_WIDTH_IN / old_w), 2.4)
         else:
             cell_w, cell_h = old_w / top.ncols, old_h / top.nrows
-            heights = [max(cell_h * (r1 - r0) * width / (cell_w * (c1 - c0)), 2.2)
-                       for r0, c0, r1, c1 in keys]  # fmt: skip
+            heights = [
+                max(cell_h * (r1 - r0) * math.sqrt(NARROW_WIDTH_IN / (cell_w * (c1 - c0))), 2.2)
+                for r0, c0, r1, c1 in keys
+            ]
             new_h = sum(heights) + 0.3 * (len(heights) - 1)
             column = GridSpec(len(keys), 1, figure=fig, height_ratios=heights)
             where = {key: column[i] for i, key in enumerate(keys)}
