@@ -3,7 +3,8 @@
 A JupyterLab server (the one pinned in requirements.txt) starts on 127.0.0.1 with no
 token, with its configuration, data, runtime and settings folders in a temporary
 directory (no user settings leak in) and a root folder holding a gallery notebook and
-copies of the chapter notebooks `make book` generated in `_build/colab/`.
+copies of the chapter notebooks `make book` generated in `_build/colab/` (the Chinese ones
+in `_build/colab/zh-cn/`).
 
 The gallery holds one cell per explorer class (every one ``attnbook.viz`` exports, the
 translator included), built as ``explorer_cases`` builds them. It is run with Run > Run All
@@ -48,6 +49,7 @@ from attnbook import viz
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "_build" / "colab"
+ZH = "zh-cn"  # the Chinese chapters, generated beside the English ones
 pytestmark = pytest.mark.build
 RUN_TIMEOUT_S = 300  # the gallery, Run All to the last cell, on a busy 2-core machine
 SETTINGS = {
@@ -66,9 +68,11 @@ TRANSLATOR_TEXTS = ["29 November 1850", "Nov 3, 1999", "1 January 2000"]
 
 
 def _chapters() -> list[str]:
+    """The generated chapters, English ones by name, Chinese ones as ``zh-cn/<name>``."""
     if not GENERATED.is_dir():
         return []
-    return sorted(p.name for p in GENERATED.glob("*.ipynb"))
+    english = sorted(p.name for p in GENERATED.glob("*.ipynb"))
+    return english + sorted(f"{ZH}/{p.name}" for p in (GENERATED / ZH).glob("*.ipynb"))
 
 
 CHAPTERS = _chapters()
@@ -100,6 +104,7 @@ def lab(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("jupyterlab")
     root = tmp / "root"
     root.mkdir()
+    (root / ZH).mkdir()
     for name in CHAPTERS:
         shutil.copyfile(GENERATED / name, root / name)
     nbformat.write(gallery(), root / GALLERY)
@@ -325,7 +330,8 @@ def _screenshot(page, name: str) -> None:
     shots = os.environ.get("ATTNBOOK_SCREENSHOTS")
     if shots:
         Path(shots).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(shots) / f"{Path(name).stem}.png"), full_page=False)
+        stem = name.removesuffix(".ipynb").replace("/", "-")
+        page.screenshot(path=str(Path(shots) / f"{stem}.png"), full_page=False)
 
 
 def _check_translator(page, explorer) -> list[str]:
@@ -420,5 +426,7 @@ def test_chapter_opens_in_jupyterlab(lab, browser, name):
 
 
 def test_every_chapter_is_opened():
+    """Every chapter, in English and in Chinese."""
     sources = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
-    assert sources and CHAPTERS == sources, f"generated {CHAPTERS}, chapters {sources}"
+    expected = sources + [f"{ZH}/{name}" for name in sources]
+    assert sources and CHAPTERS == expected, f"generated {CHAPTERS}, chapters {sources}"
