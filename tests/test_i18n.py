@@ -396,6 +396,22 @@ def test_one_rendering_per_term():
     assert not found, "\n".join(found)
 
 
+def test_every_word_of_the_books_figures_has_its_chinese():
+    """Figures 1 and 2 (book/images/*.svg) on the Chinese pages: each word a reader reads
+    has its Chinese in locales/zh_CN/figure_labels.yml, and the Chinese copy draws it."""
+    labels = i18n.figure_labels()
+    figures = sorted((ROOT / "book" / "images").glob("*.svg"))
+    assert figures
+    for svg in figures:
+        text = svg.read_text("utf-8")
+        words = i18n.figure_words(text)
+        assert words and [w for w in words if w not in labels] == [], svg.name
+        chinese = i18n.figure_words(i18n.localise_svg(text, labels))
+        kept = {w for w, zh in labels.items() if w == zh}  # a function's name, a formula
+        english = [w for w in chinese if w not in kept and not re.search(r"[\u4e00-\u9fff]", w)]
+        assert english == [], svg.name
+
+
 # --------------------------------------------------------------------------- the switch
 
 
