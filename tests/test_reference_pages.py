@@ -106,7 +106,7 @@ def test_tables_2_and_3_as_the_package_records_them():
             paper.bleu,
             paper.params_millions,
         )
-    assert "9.5 TFLOPS" in _row(CHEATSHEET, "training FLOPs")[1] and P100_FLOPS == 9.5e12
+    assert "9.5 TFLOPS" in _row(CHEATSHEET, "training cost")[1] and P100_FLOPS == 9.5e12
     decoding = _row(CHEATSHEET, "decoding")[1]
     assert f"input length + {PAPER_MAX_LEN_OFFSET}" in decoding
     averaged = PAPER_CHECKPOINTS_AVERAGED
