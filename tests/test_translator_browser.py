@@ -514,6 +514,12 @@ def test_a_chinese_page_speaks_chinese(browser, harness, python_model):
         assert heads[:2] == [_zh("head.mean"), _zh("head.option", k=1)]
         assert root.locator(".ae-examples").get_attribute("aria-label") == _zh("examples.label")
         svg = root.locator("svg.ae-drawing")
+        # the map is drawn after the first translation, which a busy machine delays
+        page.wait_for_function(
+            "() => document.querySelector('.attnbook-translator svg.ae-drawing text.ae-title')"
+            "?.textContent.length > 0",
+            timeout=30_000,
+        )
         assert svg.locator("text.ae-title").text_content().startswith("交叉注意力，第 2 层")
         assert _zh("key.high") in svg.text_content() and _zh("axis.output") in svg.text_content()
         assert "交叉注意力热图" in svg.get_attribute("aria-label")
