@@ -300,17 +300,13 @@ def narrow_layout(fig, width: float = NARROW_WIDTH_IN) -> Iterator[None]:
                             lambda v, a=ax, x=axis, k=side: a.tick_params(axis=x, **{k: v}),
                             True,
                         )
-        # titles wrap at the narrow figure's edges, and legends stack their entries: a
-        # title or a row of legend entries wider than a phone's column would widen it
+        # titles wrap at the narrow figure's edges: a title wider than a phone's column
+        # would widen it (a legend's columns stay as drawn: set_ncols does not re-lay it out)
         titles = [t for ax in fig.axes for t in (ax.title, ax._left_title, ax._right_title)]
         titles += [fig._suptitle] if fig._suptitle is not None else []
         for text in titles:
             if text.get_text():
                 undo.set(text.get_wrap, text.set_wrap, True)
-        legends = [ax.get_legend() for ax in fig.axes] + list(fig.legends)
-        for legend in legends:
-            if legend is not None and legend._ncols > 1:
-                undo.set(lambda g=legend: g._ncols, legend.set_ncols, 1)
         undo.set(
             lambda: tuple(fig.get_size_inches()),
             lambda size: fig.set_size_inches(*size, forward=False),
