@@ -306,7 +306,7 @@ def _reading_times(app: Sphinx, exception: Exception | None) -> None:
 _CARD_IMG = re.compile(
     r'<img ([^>]*)class="sd-card-img-top"([^>]*)src="([^"]*_images/)([^"/]+)\.png"'
 )
-CARDS = Path(__file__).resolve().parent.parent / "book" / "images" / "cards"
+CARDS = Path("book") / "images" / "cards"  # in the book's source folder
 CARD_WIDTH, CARD_HEIGHT = 320, 200  # site/make_cards.py: 3.2 × 2.0 in at 100 px an inch
 
 
@@ -323,7 +323,7 @@ def _dark_cards(app: Sphinx, exception: Exception | None) -> None:
 
         def both(m: re.Match) -> str:
             before, after, folder, name = m.groups()
-            dark = CARDS / f"{name}_dark.png"
+            dark = Path(app.srcdir) / CARDS / f"{name}_dark.png"
             if not dark.is_file():
                 return m.group(0)
             shutil.copyfile(dark, out / "_images" / dark.name)

@@ -40,6 +40,7 @@ site's scripts mark with ``_()``) are in the catalogue ``sphinx.po`` of the same
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import functools
 import html
@@ -787,6 +788,7 @@ def apply(root: Path = ROOT, build: Path | None = None, out: Path | None = None)
     executed = build / "jupyter_execute"
     written: set[Path] = set()
     fallback = 0
+    english: list[str] = []  # glued values that glued.yml does not put into Chinese
     for doc in documents(root):
         tr = translator(doc.name)
         missing = []
@@ -806,6 +808,7 @@ def apply(root: Path = ROOT, build: Path | None = None, out: Path | None = None)
             if stored.is_file():
                 cell = glue_cell(nb, json.loads(stored.read_text(encoding="utf-8")))
                 nb["cells"] += [cell] if cell else []
+            english += translate_glued_outputs(nb, glued_words(root))
             data = notebook_bytes(nb)
         else:
             data = translate_markdown(document_text(doc, root), counted).encode("utf-8")
@@ -814,11 +817,19 @@ def apply(root: Path = ROOT, build: Path | None = None, out: Path | None = None)
         written.add(out / doc.path)
     # what the pages use beside their text: images (the cards' pictures too), the bibliography
     labels = figure_labels(root)
+    cards = root / "book" / "images" / "cards"
     for src in sorted((root / "book").rglob("*")):
         rel = src.relative_to(root)
+        if src.parent == cards / CARDS_FOLDER:
+            continue  # the cards' Chinese pictures, copied in place of the English ones
         if src.is_file() and src.suffix != ".md" and out / rel not in written:
+            chinese = cards / CARDS_FOLDER / src.name
             if src.suffix == ".svg":  # the book's own figures, their words in Chinese
                 _write(out / rel, localise_svg(src.read_text("utf-8"), labels).encode("utf-8"))
+            elif src.parent == cards and src.suffix == ".png":
+                if not chinese.is_file():
+                    raise FileNotFoundError(f"{chinese} is missing: run site/make_cards.py")
+                _write(out / rel, chinese.read_bytes())
             else:
                 _write(out / rel, src.read_bytes())
     toc_tr = translator(TOC_DOMAIN)
@@ -829,10 +840,16 @@ def apply(root: Path = ROOT, build: Path | None = None, out: Path | None = None)
     toc = zh_toc(root, toc_tr)
     _write(out / "_toc.yml", yaml.safe_dump(toc, allow_unicode=True, sort_keys=False).encode())
     print(f"wrote {out} ({fallback} messages left in English)")
+    if english:
+        print(
+            f"{len(english)} glued values left in English (add their words to "
+            f"locales/{LOCALE}/{GLUED}):\n  " + "\n  ".join(english)
+        )
     return 0
 
 
 FIGURE_LABELS = "figure_labels.yml"
+CARDS_FOLDER = "zh_CN"  # book/images/cards/zh_CN: the cards drawn in Chinese (make_cards.py)
 # a label drawn in a figure: the words of a <text> element that is not set in monospace
 # (monospace labels name the package's classes and stay as they are)
 _SVG_TEXT = re.compile(r"(<text\b(?![^>]*monospace)[^>]*>)([^<]*)(</text>)")
@@ -855,6 +872,127 @@ def localise_svg(svg: str, labels: dict[str, str]) -> str:
     return _SVG_TEXT.sub(
         lambda m: m.group(1) + labels.get(m.group(2), m.group(2)) + m.group(3), svg
     )
+
+
+# --------------------------------------------------------------------------- glued values
+
+GLUED = "glued.yml"
+_CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
+_WORD = re.compile(r"[^\W\d][\w'-]*")  # a word, or a name such as ε_ls or d_model
+
+
+@dataclass(frozen=True)
+class GluedWords:
+    """The Chinese of the words in glued values (``locales/zh_CN/glued.yml``)."""
+
+    exact: dict[str, str]
+    templates: list[tuple[re.Pattern, str]]  # the most specific first
+    phrases: list[tuple[re.Pattern, str]]  # the longest first
+    kept_words: frozenset[str]
+    kept_values: frozenset[str]  # glue names
+
+
+@functools.cache
+def glued_words(root: Path = ROOT) -> GluedWords:
+    path = root / "locales" / LOCALE / GLUED
+    data = yaml.safe_load(path.read_text("utf-8")) if path.is_file() else {}
+    values = data.get("values") or {}
+    exact = {k: v for k, v in values.items() if "{}" not in k}
+    patterns = sorted(
+        (k for k in values if "{}" in k), key=lambda k: len(k.replace("{}", "")), reverse=True
+    )
+    templates = [
+        (re.compile("(.+?)".join(re.escape(part) for part in k.split("{}"))), values[k])
+        for k in patterns
+    ]
+    phrases = sorted((data.get("phrases") or {}).items(), key=lambda kv: -len(kv[0]))
+    return GluedWords(
+        exact=exact,
+        templates=templates,
+        phrases=[(re.compile(rf"(?<![\w-]){re.escape(k)}(?![\w-])"), v) for k, v in phrases],
+        kept_words=frozenset(data.get("kept_words") or ()),
+        kept_values=frozenset(data.get("kept_values") or ()),
+    )
+
+
+def translate_glued(text: str, words: GluedWords) -> str:
+    """One glued value (or a glued table's cell) in Chinese: the whole of it if
+    ``glued.yml`` has it, else each "; "-separated part, else the first template that
+    matches it all (what its {} matched translated the same way), else its phrases."""
+    if text in words.exact:
+        return words.exact[text]
+    if "; " in text:
+        return "；".join(translate_glued(part, words) for part in text.split("; "))
+    for pattern, chinese in words.templates:
+        m = pattern.fullmatch(text)
+        if m:
+            return chinese.format(*(translate_glued(g, words) for g in m.groups()))
+    for pattern, chinese in words.phrases:
+        text = pattern.sub(chinese, text)
+    return text
+
+
+def english_left(text: str, words: GluedWords) -> bool:
+    """Whether a value on a Chinese page still reads as English: words that are not kept
+    (units, names, identifiers with "_") and no Chinese beside them."""
+    english = [
+        w
+        for w in _WORD.findall(text)
+        if re.search(r"[A-Za-z]{2}", w) and "_" not in w and w not in words.kept_words
+    ]
+    return bool(english) and not _CJK.search(text)
+
+
+def _table_cells(markdown: str, f: Callable[[str], str]) -> str:
+    """A Markdown table with ``f`` applied to each cell (the separator row kept)."""
+    lines = []
+    for line in markdown.split("\n"):
+        if line.startswith("|") and not re.fullmatch(r"[|:\- ]+", line):
+            cells = line.strip().strip("|").split("|")
+            line = "| " + " | ".join(f(c.strip()) for c in cells) + " |"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def glued_outputs(nb: dict) -> Iterator[tuple[str, dict]]:
+    """(name, output) for each glued value the notebook holds."""
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            name = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name:
+                yield name, out
+
+
+def translate_glued_outputs(nb: dict, words: GluedWords) -> list[str]:
+    """The notebook's glued text and Markdown tables in Chinese, in place; returns what
+    still reads as English (``name: value``)."""
+    left: list[str] = []
+    for name, out in glued_outputs(nb):
+        if name in words.kept_values:
+            continue
+        for key, value in out.get("data", {}).items():
+            source = "".join(value) if isinstance(value, list) else value
+            if key.endswith("text/markdown"):
+
+                def cell(text: str, name=name) -> str:
+                    done = translate_glued(text, words)
+                    if english_left(done, words):
+                        left.append(f"{name}: {text}")
+                    return done
+
+                out["data"][key] = _table_cells(source, cell)
+            elif key.endswith("text/plain"):
+                try:
+                    text = ast.literal_eval(source)
+                except (ValueError, SyntaxError):
+                    continue  # a display object's repr, shown by its other types
+                if not isinstance(text, str):
+                    continue
+                done = translate_glued(text, words)
+                if english_left(done, words):
+                    left.append(f"{name}: {text}")
+                out["data"][key] = repr(done)
+    return left
 
 
 def publish(build: Path | None = None) -> int:

@@ -6,6 +6,10 @@ at a glance (book/images/cards/<chapter>.png), and a card with the chapter's own
 (the notebook's first heading, the title the sidebar shows), a one-line summary and a
 place for the reading time, which the build fills in from the built page (core path and
 going further). The cards go to book/images/cards/cards.md, which book/intro.md includes.
+
+Each picture is also drawn with its words in Chinese (book/images/cards/zh_CN/), from
+locales/zh_CN/figure_labels.yml; `site/i18n.py apply` puts those on the Chinese landing page.
+A card word without its Chinese stops the build, naming it.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import re
 from pathlib import Path
 
 import matplotlib
+import yaml
 
 matplotlib.use("Agg")
 
@@ -26,11 +31,13 @@ from attnbook.data import DATE_VOCAB  # noqa: E402
 from attnbook.positional import sinusoidal_encoding  # noqa: E402
 from attnbook.recipes import load_date_model  # noqa: E402
 from attnbook.train import noam_lr  # noqa: E402
-from attnbook.viz.style import png_bytes  # noqa: E402
+from attnbook.viz.style import installed_cjk_font, png_bytes  # noqa: E402
 from attnbook.viz.variants import dark_colors  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "book" / "images" / "cards"
+ZH_OUT = OUT / "zh_CN"  # the same pictures, their words in Chinese
+LABELS = ROOT / "locales" / "zh_CN" / "figure_labels.yml"
 
 
 def _no_ticks(ax) -> None:
@@ -45,10 +52,10 @@ CARD_SIZE_IN, CARD_DPI = (3.2, 2.0), 100
 TITLE_PT, LABEL_PT, TICK_PT, LEGEND_PT = 12, 11, 10, 10
 
 
-def _card(name: str, title: str, draw) -> None:
-    """The card's picture, twice: for the light theme (``name.png``) and the dark one
+def _card(name: str, title: str, draw, labels: dict[str, str]) -> None:
+    """The card's picture, for the light theme (``name.png``) and the dark one
     (``name_dark.png``, the same figure in the dark page's colours; the site shows the
-    one its theme needs)."""
+    one its theme needs); then both again with their words in Chinese (``zh_CN/``)."""
     fig, ax = plt.subplots(figsize=CARD_SIZE_IN, dpi=CARD_DPI)
     draw(ax)
     ax.set_title(title, fontsize=TITLE_PT, loc="left")
@@ -59,14 +66,38 @@ def _card(name: str, title: str, draw) -> None:
     if legend is not None:
         for text in legend.get_texts():
             text.set_fontsize(LEGEND_PT)
-    fig.tight_layout(pad=0.3)
-    # palette PNGs (attnbook.viz.style): a fraction of the bytes, the same picture
-    png, _, _ = png_bytes(fig, scale=2, colors=128)
-    (OUT / f"{name}.png").write_bytes(png)
-    with dark_colors(fig):
+    for folder in (OUT, ZH_OUT):
+        if folder is ZH_OUT:
+            _in_chinese(name, ax, labels)
+        fig.tight_layout(pad=0.3)
+        # palette PNGs (attnbook.viz.style): a fraction of the bytes, the same picture
         png, _, _ = png_bytes(fig, scale=2, colors=128)
-    (OUT / f"{name}_dark.png").write_bytes(png)
+        (folder / f"{name}.png").write_bytes(png)
+        with dark_colors(fig):
+            png, _, _ = png_bytes(fig, scale=2, colors=128)
+        (folder / f"{name}_dark.png").write_bytes(png)
     plt.close(fig)
+
+
+def card_words(ax) -> list:
+    """The texts of a card a reader reads as words: its title, axis names and legend (tick
+    labels are numbers, tokens of the data or the names of models)."""
+    texts = [ax.title, ax._left_title, ax.xaxis.label, ax.yaxis.label]
+    legend = ax.get_legend()
+    texts += list(legend.get_texts()) if legend is not None else []
+    return [t for t in texts if re.search(r"[A-Za-z]{2}", t.get_text())]
+
+
+def _in_chinese(name: str, ax, labels: dict[str, str]) -> None:
+    """Each word of the card replaced by its Chinese; one without it stops the build."""
+    missing = [t.get_text() for t in card_words(ax) if t.get_text() not in labels]
+    if missing:
+        raise SystemExit(
+            f"site/make_cards.py: card {name}: no Chinese for {missing} in "
+            f"{LABELS.relative_to(ROOT)}"
+        )
+    for text in card_words(ax):
+        text.set_text(labels[text.get_text()])
 
 
 def rnn(ax) -> None:
@@ -300,14 +331,18 @@ def card_grid(names: list[str]) -> str:
 
 
 def main() -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
+    ZH_OUT.mkdir(parents=True, exist_ok=True)
     torch.set_grad_enabled(False)
+    cjk = installed_cjk_font()  # a fallback for the Chinese cards' characters
+    if cjk:  # named one by one: matplotlib falls back only along font.family's own list
+        plt.rcParams["font.family"] = [plt.rcParams["font.sans-serif"][0], cjk]
+    labels = yaml.safe_load(LABELS.read_text(encoding="utf-8"))
     names = chapters()
     (OUT / "cards.md").write_text(card_grid(names), encoding="utf-8")
     for name in names:
         figure_title, draw, _ = CARDS[name]
-        _card(name, figure_title, draw)
-    print(f"drew {len(names)} chapter cards into {OUT.relative_to(ROOT)}")
+        _card(name, figure_title, draw, labels)
+    print(f"drew {len(names)} chapter cards into {OUT.relative_to(ROOT)}, in English and Chinese")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import base64
 import io
 import subprocess
 import sys
+import warnings
 
 import matplotlib
 
@@ -106,10 +107,16 @@ def test_cjk_font_only_when_installed():
     with matplotlib.rc_context():
         style.use_book_style()
         font = style.installed_cjk_font()
-        families = matplotlib.rcParams["font.sans-serif"]
+        families = matplotlib.rcParams["font.family"]
         if font is None:
             assert not any(f in families for f in style.CJK_FONTS)
-        else:
+        else:  # Chinese drawn with it: no "Glyph ... missing" warning, no empty boxes
             assert families[1] == font
+            fig, ax = plt.subplots()
+            ax.set_title("注意力 attention")
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                style.png_bytes(fig)
+            plt.close(fig)
     if get_ipython() is not None:  # leave IPython's own figure formatter in place
         get_ipython().display_formatter.formatters["image/png"].pop(Figure, None)

@@ -412,6 +412,87 @@ def test_every_word_of_the_books_figures_has_its_chinese():
         assert english == [], svg.name
 
 
+# Every value a chapter's code can glue with words in it, whichever branch a build takes
+# (timings and seeds decide some): each must read in Chinese, its numbers unchanged.
+GLUED_BRANCHES = [
+    "2.4× faster", "1.3× slower", "(not reported)", "never and never", "190 and 207",
+    "never and 207", "4 in 100,000", "both four-head models", "1 of the 2 four-head models",
+    "heads 1 and 2 put their weight on the previous token; heads 3 and 4 on the marked key",
+    "head 1 put its weight on the previous token; head 2 on the marked key; heads 3 and 4 "
+    "split their weight",
+    "two heads (heads 1 and 2) follow the line just below the diagonal, the previous token; "
+    "one head (head 3) follows the column of the marked key; one head (head 4) follows both, "
+    "in shares that change from row to row",
+    "heads 2+3", "below 0.000001", "less than 0.01%",
+    "no difference this sample can tell from chance", "beam search is better, beyond chance",
+    "greedy decoding is better, beyond chance", "2.33 (stalled)", "higher", "lower", "falls",
+    "does not fall",
+    "The memorising model is confidently wrong on new dates, the regularised one less so. "
+    "This is the overconfidence that the label-smoothing section did not find on the full "
+    "data set.",
+    "So in this run dropout does not make the model less confidently wrong on new dates "
+    "either: with this little data and this short a run, the measurement shows no benefit "
+    "from it.",
+    "The two measures disagree, so this run does not show dropout making the model less "
+    "confidently wrong on new dates.",
+    "within 9% of float32 per step, a difference of the size that step times this short vary "
+    "by from run to run",
+    "83% slower per step than float32: here it did not pay", "40% faster per step than float32",
+    "correct", "wrong", "first", "second", "(E) learned positions", "none",
+    "the live run lies within seed noise of the shipped runs",
+    "the live run lies outside the bound on exact match, PPL per piece: a difference to "
+    "investigate (a changed library, recipe or thread count)",
+    "steeper than the n² of the operation count", "close to the n² of the operation count",
+    "less steep than the n² of the operation count",
+    "rose with n: the costs per call weighed more than memory traffic",
+    "fell with n: memory traffic weighed more than the costs per call",
+    "“window, w = 2”; “block-sparse, b = 2”", "full (softmax)", "window, w = 1",
+    "block-sparse, b = 2", "linear, elu + 1", "Performer, m = 64",
+    "From 8 bits down to 3, every width stays within two standard errors of the 8-bit rate: "
+    "on this model, rounding to 3 bits costs nothing that 300 numbers can measure",
+    "no difference beyond seed noise (t = -0.6)", "distilled better beyond seed noise (t = 3.1)",
+    "distilled worse beyond seed noise (t = -3.1)", "+2.9 (-5.9 to +11.6)",
+    "the gap stays within the noise between seeds on every measure: at this budget the "
+    "experiment does not show a gain from distillation, nor can it rule out one inside the "
+    "intervals of the table",
+    "the gap exceeds the noise between seeds on perplexity per token, exact match (%)",
+    "the soft targets did not help beyond the noise between seeds",
+    "the soft targets helped beyond the noise between seeds on BLEU (characters)",
+    "22.7 million", "the same head", "two different heads", "88% and 89%", "8 of the 9",
+    "layer 6, head 10 and layer 4, head 2",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("value", GLUED_BRANCHES)
+def test_every_glued_branch_reads_in_chinese(value):
+    words = i18n.glued_words()
+    chinese = i18n.translate_glued(value, words)
+    assert not i18n.english_left(chinese, words), f"{value!r} -> {chinese!r}"
+    assert chinese != value and i18n._CJK.search(chinese), chinese
+    number = r"\d+(?:[.,]\d+)*%?"
+    missing = Counter(re.findall(number, value)) - Counter(re.findall(number, chinese))
+    assert not missing, f"{value!r} -> {chinese!r} lost {list(missing)}"
+
+
+def test_glued_templates_use_each_of_their_parts_once():
+    """A template's {} parts each appear once in its Chinese (in order, or by position)."""
+    values = yaml.safe_load((i18n.LOCALES / i18n.LOCALE / i18n.GLUED).read_text("utf-8"))
+    for english, chinese in values["values"].items():
+        n = english.count("{}")
+        fields = re.findall(r"\{(\d*)\}", chinese)
+        if all(f == "" for f in fields):
+            assert len(fields) == n, (english, chinese)
+        else:
+            assert sorted(int(f) for f in fields) == list(range(n)), (english, chinese)
+
+
+def test_english_left_is_found():
+    words = i18n.glued_words()
+    assert i18n.english_left("the gap is small", words)
+    assert not i18n.english_left("(C) d_model=32, d_k=d_v=8; (D) ε_ls=0.2", words)
+    assert not i18n.english_left("32 MiB", words) and not i18n.english_left("头 2 和 4", words)
+
+
 # --------------------------------------------------------------------------- the switch
 
 
@@ -485,10 +566,54 @@ def _pasted(path: str) -> Counter:
 @pytest.mark.build
 @pytest.mark.parametrize("path", [p for p in ENGLISH if p.startswith("notebooks/")])
 def test_every_glued_value_is_on_the_chinese_page(path):
+    """Each value shown on the English page is on the Chinese one: the same number, its
+    words in Chinese (glued.yml), or the same data (a source sentence, a token)."""
     english, chinese = _pasted(path), _pasted(ZH + path)
     assert english, f"{path}: no glued value found"
-    missing = english - chinese
-    assert not missing, f"{path}: glued values missing on the Chinese page: {dict(missing)}"
+    words = i18n.glued_words()
+    missing = {}
+    for value, count in english.items():
+        chinese_value = i18n.translate_glued(value, words)
+        shown = chinese[chinese_value] + (chinese[value] if chinese_value != value else 0)
+        if shown < count:
+            missing[value] = chinese_value
+    assert not missing, f"{path}: glued values missing on the Chinese page: {missing}"
+
+
+@pytest.mark.build
+def test_every_glued_value_reads_in_chinese():
+    """No glued value (or glued table cell) of this build stays English on a Chinese page:
+    each has its words in locales/zh_CN/glued.yml, or is data kept as it is."""
+    executed = ROOT / "_build" / "jupyter_execute" / "notebooks"
+    chapters = sorted(executed.glob("*.ipynb"))
+    assert len(chapters) == 11
+    left = []
+    for path in chapters:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        stored = path.with_suffix(".glue.json")
+        if stored.is_file():
+            cell = i18n.glue_cell(nb, json.loads(stored.read_text(encoding="utf-8")))
+            nb["cells"] += [cell] if cell else []
+        left += [f"{path.stem}: {v}" for v in i18n.translate_glued_outputs(nb, i18n.glued_words())]
+    assert not left, "add their words to locales/zh_CN/glued.yml:\n" + "\n".join(left)
+
+
+@pytest.mark.build
+def test_the_chinese_landing_page_shows_the_cards_drawn_in_chinese():
+    """Each card's picture (light and dark) on the Chinese landing page is the one
+    site/make_cards.py drew with Chinese words, not the English page's."""
+    cards = ROOT / "book" / "images" / "cards" / i18n.CARDS_FOLDER
+    shown = {}
+    for prefix in ("", ZH):
+        page = SITE / prefix / "book" / "intro.html"
+        images = _soup(prefix + "book/intro.html").select("img.sd-card-img-top")
+        shown[prefix] = {
+            Path(img["src"]).name: (page.parent / img["src"]).read_bytes() for img in images
+        }
+    assert len(shown[ZH]) == 22 and shown[ZH].keys() == shown[""].keys()  # 11 cards, 2 themes
+    for name, data in shown[ZH].items():
+        assert data == (cards / name).read_bytes(), name
+        assert data != shown[""][name], f"{name}: the English picture on the Chinese page"
 
 
 @pytest.mark.build

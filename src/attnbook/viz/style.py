@@ -190,10 +190,9 @@ def use_book_style(
 
     rc = {**BOOK_RC, "figure.dpi": dpi}
     cjk = installed_cjk_font()
-    if cjk:
-        latin = mpl.rcParams["font.sans-serif"][0]
-        rc["font.family"] = "sans-serif"
-        rc["font.sans-serif"] = [latin, cjk, *mpl.rcParams["font.sans-serif"][1:]]
+    if cjk:  # the fonts named one by one: matplotlib falls back glyph by glyph only
+        # along font.family's own list, not along a generic family's (sans-serif's) fonts
+        rc["font.family"] = [mpl.rcParams["font.sans-serif"][0], cjk]
     mpl.rcParams.update(rc)
 
     try:
