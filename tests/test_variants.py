@@ -184,3 +184,50 @@ def test_html_shows_the_light_drawing_without_the_sites_styles():
     assert 'alt="lines &amp; &quot;heat&quot;"' in markup
     assert markup.count("data:image/png;base64,") == 6  # 4 drawings, the wide two linked
     plt.close(fig)
+
+
+def _crowded_bars():
+    """Fig. 4.2's shape: five labelled bar groups, a two-column legend above them."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.4), dpi=100)
+    x = np.arange(5)
+    ax.bar(x - 0.2, [1, 1, 0.05, 0, 0.5], 0.4, label="on the previous token")
+    ax.bar(x + 0.2, [0, 0, 0.95, 0.99, 0.5], 0.4, label="on the marked key")
+    ax.set_xticks(x, ["head 1", "head 2", "head 3", "head 4", "one head"])
+    ax.set(ylim=(0, 1.25), ylabel="mean attention weight")
+    ax.legend(loc="upper center", ncol=2)
+    fig.tight_layout()
+    return fig, ax
+
+
+def test_phone_drawing_moves_a_wide_legend_below_and_slants_crowded_labels():
+    fig, ax = _crowded_bars()
+    before = _render(fig)[0]
+    drawn_legend = ax.get_legend()
+    renderer = fig.canvas.get_renderer()
+    with variants.narrow_layout(fig):
+        legend = ax.get_legend()
+        assert legend is not drawn_legend and legend._ncols == 1
+        assert [t.get_text() for t in legend.get_texts()] == [
+            "on the previous token",
+            "on the marked key",
+        ]
+        labels = ax.get_xticklabels()
+        assert all(t.get_rotation() == 30 for t in labels)
+        boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+        assert all(b.x0 >= a.x0 + 1 for a, b in zip(boxes, boxes[1:]))
+        # below the panel and its slanted labels, not over the bars
+        assert legend.get_window_extent(renderer).y1 < min(b.y0 for b in boxes)
+    assert ax.get_legend() is drawn_legend and drawn_legend._ncols == 2
+    assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())
+    assert _render(fig)[0] == before, "the figure changed"
+    plt.close(fig)
+
+
+def test_a_legend_that_fits_and_labels_apart_stay_as_drawn():
+    fig = _two_panels()  # one-column legend, short tick labels
+    legends = [ax.get_legend() for ax in fig.axes]
+    rotations = [{t.get_rotation() for t in ax.get_xticklabels()} for ax in fig.axes]
+    with variants.narrow_layout(fig):
+        assert [ax.get_legend() for ax in fig.axes] == legends
+        assert [{t.get_rotation() for t in ax.get_xticklabels()} for ax in fig.axes] == rotations
+    plt.close(fig)

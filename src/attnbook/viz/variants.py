@@ -320,10 +320,86 @@ def narrow_layout(fig, width: float = NARROW_WIDTH_IN) -> Iterator[None]:
         if engine is None or engine.adjust_compatible:  # constrained layout keeps its own
             undo._steps.append(lambda: fig.subplots_adjust(**keep))
         _fit(fig)
+        if _slanted_ticks(fig, undo):
+            _fit(fig)
+        if _legends_below(fig, undo):
+            for _ in range(2):  # placed again below the axes as laid out now
+                _fit(fig)
+                _legends_below(fig, undo)
+            _fit(fig)
         yield
     finally:
         undo.run()
         _fit(fig, tight=False)
+
+
+def _slanted_ticks(fig, undo: _Undo) -> bool:
+    """The x tick labels of each panel where two of them touch, slanted (30°, each ending
+    at its tick) so that they stand apart. Returns whether any panel's were."""
+    renderer = fig.canvas.get_renderer()
+    slanted = False
+    for ax in fig.axes:
+        labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+        if len(labels) < 2 or any(t.get_rotation() for t in labels):
+            continue
+        boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+        gap = 2 * fig.dpi / 72  # 2 pt
+        if all(b.x0 - a.x1 >= gap for a, b in zip(boxes, boxes[1:])):
+            continue
+        undo.set(
+            lambda ax=ax: ax.get_xticklabels()[0].get_rotation(),
+            lambda r, ax=ax: ax.tick_params(axis="x", labelrotation=r),
+            30,
+        )
+        for label in ax.get_xticklabels():
+            undo.set(label.get_ha, label.set_ha, "right")
+            undo.set(label.get_rotation_mode, label.set_rotation_mode, "anchor")
+        slanted = True
+    return slanted
+
+
+def _legends_below(fig, undo: _Undo) -> bool:
+    """Each legend of several columns that is wider than its panel, drawn again in one
+    column below the panel (a phone's column has no room beside it, and a taller legend
+    inside the panel would cover the data). Returns whether any was moved."""
+    renderer = fig.canvas.get_renderer()
+    moved = False
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None:
+            continue
+        below = getattr(legend, "_attnbook_below", False)
+        if not below and (
+            legend._ncols < 2
+            or legend.get_window_extent(renderer).width <= ax.get_window_extent(renderer).width
+        ):
+            continue
+        original = getattr(legend, "_attnbook_original", legend)
+        legend.set_visible(False)
+        bottom = ax.get_tightbbox(renderer).y0  # the panel with its tick labels and name
+        legend.set_visible(True)
+        gap = 8 * fig.dpi / 72  # 8 pt
+        y = ax.transAxes.inverted().transform((0, bottom - gap))[1]
+        texts = [text.get_text() for text in original.get_texts()]
+        new = ax.legend(
+            original.legend_handles,
+            texts,
+            ncols=1,
+            loc="upper center",
+            bbox_to_anchor=(0.5, y),
+            borderaxespad=0,
+            frameon=original.get_frame_on(),
+            fontsize=texts and original.get_texts()[0].get_fontsize(),
+        )
+        new._attnbook_below = True
+        new._attnbook_original = original
+        if not below:  # the first move: taller by the legend, the drawn legend back at the end
+            undo._steps.append(lambda ax=ax, old=original: setattr(ax, "legend_", old))
+            w, h = fig.get_size_inches()
+            grow = new.get_window_extent(renderer).height / fig.dpi
+            fig.set_size_inches(w, h + grow, forward=False)
+        moved = True
+    return moved
 
 
 def _fit(fig, tight: bool = True) -> None:
@@ -375,17 +451,27 @@ def variants(fig, render: Callable) -> dict[str, Drawing]:
         width = NARROW_WIDTH_IN
         for attempt in range(3):
             with narrow_layout(fig, width):
-                light = Drawing(*render(fig, False))
                 # what sticks out of the panels (a legend beside them, long tick labels)
                 # widens the drawing: narrow the panels until the whole fits the column
-                fits = light.width <= target * 1.04 or width <= NARROW_MIN_WIDTH_IN
+                # (measured from the layout; only the drawing that fits is rendered)
+                shown = _tight_width(fig)
+                fits = shown <= target * 1.04 or width <= NARROW_MIN_WIDTH_IN
                 if fits or attempt == 2:
-                    out["narrow-light"] = light
+                    out["narrow-light"] = Drawing(*render(fig, False))
                     with dark_colors(fig):
                         out["narrow-dark"] = Drawing(*render(fig, False))
                     break
-            width = max(NARROW_MIN_WIDTH_IN, width * target / light.width)
+            width = max(NARROW_MIN_WIDTH_IN, width * target / shown)
     return out
+
+
+def _tight_width(fig) -> float:
+    """The width (CSS px) of the figure's tight drawing (what ``savefig.bbox = "tight"``
+    keeps, with its padding), measured from the layout without rasterising it."""
+    import matplotlib as mpl
+
+    box = fig.get_tightbbox(fig.canvas.get_renderer())  # inches
+    return (box.width + 2 * mpl.rcParams["savefig.pad_inches"]) * fig.dpi
 
 
 def _data_url(drawing: Drawing) -> str:
