@@ -855,7 +855,11 @@ def write_chapters(root: Path, site: Site, out: Path, pages: Path, language: str
     totals: Counter = Counter()
     for path in chapters(root):
         docname = path.relative_to(root).with_suffix("").as_posix()
+        # the values the build glued; in Chinese, as site/i18n.py apply wrote them for the
+        # Chinese pages (their words in Chinese, the numbers the English build's)
         executed = build / "jupyter_execute" / f"{docname}.ipynb"
+        if language != "en":
+            executed = build / "zh-src" / f"{docname}.ipynb"
         if not executed.exists():
             raise FileNotFoundError(f"{executed} is missing: build the book first (make book)")
         source = nbformat.read(path, as_version=4)

@@ -406,6 +406,12 @@ def test_explorers_in_jupyterlab(lab, browser):
         page.close()
 
 
+# JupyterLab adds a Markdown cell's output element first and renders its text after: the
+# chapter has rendered once its Markdown reads more than a few words
+RENDERED_JS = """() => [...document.querySelectorAll('.jp-MarkdownOutput')]
+  .map((e) => e.innerText).join('').length > 1000"""
+
+
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_chapter_opens_in_jupyterlab(lab, browser, name):
     """The generated chapter, opened (not run): its Markdown rendered, no MyST left, no
@@ -413,6 +419,8 @@ def test_chapter_opens_in_jupyterlab(lab, browser, name):
     page, errors = _open(browser, lab, name)
     try:
         page.wait_for_selector(".jp-MarkdownOutput", timeout=60_000)
+        with contextlib.suppress(PlaywrightTimeout):  # the cells fill in after they appear
+            page.wait_for_function(RENDERED_JS, timeout=60_000)
         markdown = "\n".join(page.locator(".jp-MarkdownOutput").all_inner_texts())
         assert len(markdown) > 1000, "the chapter's Markdown did not render"
         leftovers = sorted(set(m.group(0) for m in MYST_LEFTOVERS.finditer(markdown)))
