@@ -1,6 +1,6 @@
 # The two commands: `make book` builds the site, `make test` checks everything.
 # `book` is also a folder name, so the targets must be phony (or make says "up to date").
-.PHONY: book test checks venv assets fonts lint unit site-test colab-test colab-env browser \
+.PHONY: book test checks venv assets fonts lint unit site-test lab-test colab-test colab-env browser \
   benchmark sync-colab strip clean translations
 
 PYTHON ?= python3
@@ -39,8 +39,8 @@ book: venv assets fonts
 	@echo "  $(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 8000"
 
 # `make test` runs its stages side by side where the two cores allow: the build beside the
-# lint and the package tests (which need no built site), then the site's checks beside the
-# chapters' run in the Colab stand-in. Each stage's start and end go to $(TIMES), each
+# lint and the package tests (which need no built site), then the site's checks, the
+# JupyterLab checks and the chapters' run in the Colab stand-in. Each stage's start and end go to $(TIMES), each
 # test's time to $(DURATIONS); the 25 slowest tests are printed at the end.
 TIMES := _build/test-times.log
 DURATIONS := _build/test-durations
@@ -58,7 +58,7 @@ test:
 	@$(BIN)/python tests/slowest.py $(DURATIONS) 25
 	@$(BIN)/python benchmarks/test_times.py --log $(TIMES)
 
-checks: book lint unit site-test colab-test
+checks: book lint unit site-test lab-test colab-test
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: requirements.txt requirements-models.txt pyproject.toml
@@ -118,10 +118,16 @@ browser: | fonts
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium; }
 
-# The built site in Chromium, the generated notebooks' static checks and JupyterLab.
+# The built site in Chromium and the generated notebooks' static checks; beside it, the
+# explorers' gallery and every generated chapter in JupyterLab.
 site-test: book browser
 	$(call stamp,start)
-	$(BIN)/pytest -q -m "build and not colab" tests -p no:cacheprovider
+	$(BIN)/pytest -q -m "build and not colab and not lab" tests -p no:cacheprovider
+	$(call stamp,end)
+
+lab-test: book browser
+	$(call stamp,start)
+	$(BIN)/pytest -q -m "build and lab" tests -p no:cacheprovider
 	$(call stamp,end)
 
 # Every generated chapter run top to bottom in a stand-in for Colab's runtime: a fresh venv

@@ -28,7 +28,8 @@ NAMES = {  # make's target -> what the stage does
     "lint": "lint: ruff, ESLint, Prettier",
     "unit": "unit: package, notebook sources, explorers and translator in Chromium",
     "_build/colab-env/.created": "colab-env: the Colab stand-in's venv",
-    "site-test": "site-test: built pages in Chromium, notebooks' checks, JupyterLab",
+    "site-test": "site-test: built pages in Chromium, the generated notebooks' checks",
+    "lab-test": "lab-test: the explorers' gallery and every chapter in JupyterLab",
     "colab-test": "colab-test: every chapter run in the Colab stand-in",
 }
 
@@ -90,8 +91,8 @@ def fresh() -> int:
             f"{wall:.1f} min in all.",
             "",
             "Stages side by side (make -j3): the build beside lint, the package tests and the "
-            "Colab stand-in's install; then the site's checks beside the chapters' run in the "
-            "stand-in.",
+            "Colab stand-in's install; then the site's checks, the JupyterLab checks and the "
+            "chapters' run in the stand-in.",
             "",
             table(log),
         ]

@@ -1,4 +1,4 @@
-"""Fixtures shared by the whole test run, and the two markers that say what a test needs.
+"""Fixtures shared by the whole test run, and the markers that say what a test needs.
 
 - ``browser``: one headless Chromium for the session (``tests/browser.py`` starts it with the
   flags the benchmarks use too). A test that asks for it is marked ``browser``.
@@ -7,9 +7,11 @@
   first; without a built site such a test fails and says so.
 - ``serve``: serve any folder (a harness page written by a test) until the session ends.
 
-A third marker, ``colab``, is the run of every chapter in the Colab stand-in. ``make unit``
-runs ``-m "not build"`` (no built site needed, so it runs beside the build); once the book is
-built, ``make site-test`` runs ``-m "build and not colab"`` beside ``make colab-test``.
+Two more: ``colab``, the run of every chapter in the Colab stand-in, and ``lab``, the checks
+in JupyterLab (a test that asks for the ``lab`` fixture). ``make unit`` runs
+``-m "not build"`` (no built site needed, so it runs beside the build); once the book is
+built, ``make site-test`` (``-m "build and not colab and not lab"``), ``make lab-test`` and
+``make colab-test`` run side by side.
 
 With ``$ATTNBOOK_DURATIONS`` set to a folder, each run writes every test's time there
 (``tests/slowest.py`` prints the slowest of all runs: ``make test`` ends with them).
@@ -32,6 +34,7 @@ def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "build: needs the built book (`make book`)")
     config.addinivalue_line("markers", "browser: drives headless Chromium")
     config.addinivalue_line("markers", "colab: runs the chapters in the Colab stand-in")
+    config.addinivalue_line("markers", "lab: drives JupyterLab (the lab fixture)")
 
 
 def pytest_runtest_logreport(report) -> None:
@@ -53,6 +56,8 @@ def pytest_collection_modifyitems(items) -> None:
             item.add_marker(pytest.mark.browser)
         if "site" in names:
             item.add_marker(pytest.mark.build)
+        if "lab" in names:
+            item.add_marker(pytest.mark.lab)
 
 
 @pytest.fixture(scope="session")

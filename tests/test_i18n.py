@@ -13,6 +13,7 @@ glued value of the English page, the theme's strings in Chinese, and Chinese sea
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
@@ -649,6 +650,14 @@ def test_the_theme_speaks_chinese(path):
     assert "核心路径" in (SITE / ZH / path).read_text("utf-8") or not path.startswith("note")
 
 
+@functools.cache
+def _article_text(path: str) -> str:
+    """The text of a built page's article ("" for a page without one), parsed once."""
+    article = _soup(path).select_one("article")
+    return "" if article is None else article.get_text()
+
+
+@functools.cache
 def _search(browser, site: str, word: str) -> list[str]:
     page = browser.new_page()
     try:
@@ -671,9 +680,7 @@ def test_chinese_search_finds_every_page_that_uses_the_word(site, browser, word)
     using = sorted(
         p.removesuffix(".html")
         for p in CHINESE
-        if p not in ("search.html", "genindex.html")
-        and (article := _soup(ZH + p).select_one("article")) is not None
-        and word in article.get_text()
+        if p not in ("search.html", "genindex.html") and word in _article_text(ZH + p)
     )
     assert using, f"no Chinese page uses {word} yet"
     assert set(using) <= set(found), f"{word}: not found on {sorted(set(using) - set(found))}"
