@@ -69,9 +69,13 @@ def table(path: Path) -> str:
     return "\n".join(lines)
 
 
-def fresh() -> int:
+def fresh(into: Path | None = None) -> int:
+    """`make test` on a fresh clone, in a temporary folder or in ``into`` (kept afterwards,
+    with its build and its tests' times, for a look at what the run made)."""
     with tempfile.TemporaryDirectory() as tmp:
-        clone = Path(tmp) / "clone"
+        clone = into or Path(tmp) / "clone"
+        if clone.exists():
+            raise SystemExit(f"{clone} exists: give a new folder")
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
         commit = subprocess.run(
             ["git", "-C", str(clone), "rev-parse", "--short", "HEAD"],
@@ -106,9 +110,10 @@ def main() -> int:
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--log", type=Path, help="print the stages of this make test log")
     group.add_argument("--fresh", action="store_true", help="time make test on a fresh clone")
+    parser.add_argument("--into", type=Path, help="--fresh: clone into this new folder, kept")
     args = parser.parse_args()
     if args.fresh:
-        return fresh()
+        return fresh(args.into)
     print(table(args.log))
     return 0
 
