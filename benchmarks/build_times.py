@@ -102,7 +102,9 @@ def main() -> int:
         "",
         f"Measured by `benchmarks/build_times.py` on {platform.machine()}, "
         f"{os.cpu_count()} CPU cores, Python {platform.python_version()}, "
-        f"torch {torch.__version__}, {torch.get_num_threads()} threads.",
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads. Each chapter runs "
+        "in a fresh kernel as the build runs it: no progress bars, every figure also drawn "
+        "for the dark theme and for phones (a reader's notebook draws each figure once).",
         "",
         f"| chapter | execution (s) | within {CHAPTER_BUDGET_S} s | slowest cells (s, code cell) |",
         "|---|---:|:---:|---|",
