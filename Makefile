@@ -38,22 +38,23 @@ book: venv assets fonts
 	@echo "Built _build/html. Open _build/html/index.html, or serve it:"
 	@echo "  $(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 8000"
 
-# `make test` runs its stages side by side where the two cores allow: the build beside the
-# lint and the package tests (which need no built site), then the site's checks, the
-# JupyterLab checks and the chapters' run in the Colab stand-in. Each stage's start and end go to $(TIMES), each
+# `make test` runs its stages side by side, three at a time: the build beside the lint, the
+# package tests and the chapters' run in the Colab stand-in (none needs a built site), then
+# the site's checks and the JupyterLab checks. Each stage's start and end go to $(TIMES), each
 # test's time to $(DURATIONS); the 25 slowest tests are printed at the end.
 TIMES := _build/test-times.log
 DURATIONS := _build/test-durations
 stamp = @[ -z "$$ATTNBOOK_TIMES" ] || echo "$$(date +%s.%N) $@ $(1)" >> "$$ATTNBOOK_TIMES"
 
-# OMP_WAIT_POLICY=PASSIVE: PyTorch's CPU threads wait for work without spinning while the
-# stages share the two cores (a 60-step training run: 3.3-45 s spinning beside other work,
-# 2.5-7 s passive); `make book` alone keeps the default, faster on an idle machine (1.8 s
-# against 3.1 s).
+# OMP_NUM_THREADS=1: one PyTorch thread a stage, the build's kernels too, as three stages
+# share the two cores. Two threads a stage wait for each other: spinning, they take the
+# cores from the other stages (a 60-step training run: 3.3-45 s beside other work, against
+# 1.8 s alone); passive, they are slow even alone (3.1 s; the chapters' execution in a
+# `make test` took 1.6x its time in `make book`). `make book` keeps PyTorch's default.
 test:
 	@mkdir -p _build && rm -rf $(DURATIONS) && echo "$$(date +%s.%N) test start" > $(TIMES)
 	ATTNBOOK_TIMES=$(CURDIR)/$(TIMES) ATTNBOOK_DURATIONS=$(CURDIR)/$(DURATIONS) \
-	  OMP_WAIT_POLICY=PASSIVE $(MAKE) -j3 --output-sync=target checks
+	  OMP_NUM_THREADS=1 $(MAKE) -j3 --output-sync=target checks
 	@echo "$$(date +%s.%N) test end" >> $(TIMES)
 	@$(BIN)/python tests/slowest.py $(DURATIONS) 25
 	@$(BIN)/python benchmarks/test_times.py --log $(TIMES)
@@ -130,12 +131,13 @@ lab-test: book browser
 	$(BIN)/pytest -q -m "build and lab" tests -p no:cacheprovider
 	$(call stamp,end)
 
-# Every generated chapter run top to bottom in a stand-in for Colab's runtime: a fresh venv
-# with what Colab preinstalls (site/colab-runtime.txt) and `pip install .`, installed offline
-# from $(COLAB_WHEELS) (downloaded once, like the venv).
+# Every chapter run top to bottom in a stand-in for Colab's runtime: a fresh venv with what
+# Colab preinstalls (site/colab-runtime.txt) and `pip install .`, installed offline from
+# $(COLAB_WHEELS) (downloaded once, like the venv). It runs the chapters' code, which the
+# generated notebooks hold unchanged (site-test checks that), so it runs beside the build.
 COLAB_WHEELS := $(VENV)/colab-wheels
 COLAB_ENV := _build/colab-env
-colab-test: book colab-env
+colab-test: colab-env
 	$(call stamp,start)
 	$(BIN)/pytest -q -m colab tests -p no:cacheprovider
 	$(call stamp,end)

@@ -94,9 +94,9 @@ def fresh(into: Path | None = None) -> int:
             f"cores, Python {platform.python_version()}; exit status {run.returncode}, "
             f"{wall:.1f} min in all.",
             "",
-            "Stages side by side (make -j3): the build beside lint, the package tests and the "
-            "Colab stand-in's install; then the site's checks, the JupyterLab checks and the "
-            "chapters' run in the stand-in.",
+            "Stages side by side, three at a time (make -j3, one PyTorch thread each): the "
+            "build beside lint, the package tests and the Colab stand-in (its install, then "
+            "every chapter run in it); then the site's checks beside the JupyterLab checks.",
             "",
             table(log),
         ]

@@ -7,16 +7,18 @@ site are collapsed; no outputs. The site's buttons point at these notebooks.
 
 Then the Colab situation (marked ``colab``): a fresh virtual environment with only what Colab
 preinstalls (`site/colab-runtime.txt`) and the package installed with `pip install .`, built
-offline by `make colab-env` (`site/colab_env.py`) into `_build/colab-env`; every notebook
+offline by `make colab-env` (`site/colab_env.py`) into `_build/colab-env`; every chapter
 executes top to bottom there with nbclient, one thread each (the checks beside it share the
-two cores). Run after `make book`.
+two cores). What executes is the chapter's code as the generated notebook holds it: its
+source's code cells, which `test_the_generated_code_is_the_chapters_code` checks are the
+generated notebook's, cell for cell (only the titles Colab shows on collapsed cells added).
+So the run needs no built book, and runs beside the build.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -55,6 +57,12 @@ MYST_ONLY = {
     "a target label": re.compile(r"^\s*\([^)\s]+\)=\s*$", re.M),
 }
 HIDE_TAGS = {"remove-cell", "hide-cell", "remove-input", "hide-input"}
+
+
+def _code(nb) -> list[str]:
+    """The notebook's code, cell by cell, without the form titles Colab shows on collapsed
+    cells (``# @title …`` first lines: comments, nothing that runs)."""
+    return [re.sub(r"^# @title[^\n]*\n", "", c.source) for c in nb.cells if c.cell_type == "code"]
 
 
 def _generated(name: str) -> nbformat.NotebookNode:
@@ -149,6 +157,15 @@ def test_citations_read_and_link_as_on_the_site(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_the_generated_code_is_the_chapters_code(name):
+    """The generated notebook runs the chapter's code cells, in order, unchanged: so the
+    Colab stand-in's run of the chapter's code (``test_runs_top_to_bottom_with_only_the_
+    package``) is the run of the generated notebook."""
+    source = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    assert _code(_generated(name)) == _code(source)
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_install_cell_first_and_collapsed(name):
     cells = _generated(name).cells
     code = [c for c in cells if c.cell_type == "code"]
@@ -224,11 +241,15 @@ def test_runs_top_to_bottom_with_only_the_package(colab_kernel, name, tmp_path, 
     # one thread: the site's checks run beside this on two cores, and OpenMP's threads spin
     # and wait for each other when the cores are oversubscribed
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    nb = _generated(name)
+    # the chapter's code, which the generated notebook holds unchanged (checked above)
+    nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
     nb.cells.append(nbformat.v4.new_code_cell("import attnbook\nprint(attnbook.__file__)"))
     workdir = tmp_path / "content"  # like Colab's /content: no repository around
     workdir.mkdir()
-    shutil.copyfile(GENERATED / name, workdir / name)
+    nbformat.write(nb, workdir / name)
     client = NotebookClient(
         nb, kernel_name=KERNEL, timeout=600, resources={"metadata": {"path": str(workdir)}}
     )
