@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
@@ -44,11 +45,22 @@ BOOKKEEPING_CODE = {
 SEEDING = re.compile(r"set_seed\(|manual_seed\(")
 
 
-def _page(name: str) -> BeautifulSoup:
+@functools.cache
+def _html(name: str) -> str:
     path = SITE / "notebooks" / f"{name}.html"
     if not path.is_file():
         pytest.fail(f"{path} is missing: run `make book` first")
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    return path.read_text(encoding="utf-8")
+
+
+def _page(name: str) -> BeautifulSoup:
+    """The chapter's page, parsed afresh (a test may take parts of it out)."""
+    return BeautifulSoup(_html(name), "html.parser")
+
+
+@functools.cache
+def _reading_time(name: str):
+    return reading_time(_html(name))
 
 
 def _in_further(node) -> bool:
@@ -76,7 +88,7 @@ def test_header_states_both_reading_times(name):
     page = _page(name)
     line = page.select_one("article h1 + p.attnbook-reading-time")
     assert line is not None, "no reading time under the chapter's title"
-    t = reading_time(str(page))
+    t = _reading_time(name)
     assert f"Core path {t.core_minutes} min" in line.get_text()
     budget = FIRST_CORE_MIN if name == CHAPTERS[0] else CORE_MIN
     assert t.core <= budget, f"core path {t.core:.1f} min, budget {budget}"
@@ -84,7 +96,7 @@ def test_header_states_both_reading_times(name):
 
 
 def test_the_books_core_path_fits_an_afternoon():
-    total = sum(reading_time(str(_page(name))).core for name in CHAPTERS)
+    total = sum(_reading_time(name).core for name in CHAPTERS)
     assert total <= BOOK_CORE_MIN, f"{total / 60:.2f} h"
 
 
