@@ -231,3 +231,20 @@ def test_a_legend_that_fits_and_labels_apart_stay_as_drawn():
         assert [ax.get_legend() for ax in fig.axes] == legends
         assert [{t.get_rotation() for t in ax.get_xticklabels()} for ax in fig.axes] == rotations
     plt.close(fig)
+
+
+def test_phone_drawing_moves_a_legend_that_sticks_out_of_its_panel():
+    """A one-column legend with long labels, wider than the phone's panel (chapter 9's
+    LSH figure): below the panel, not over the axis name beside it."""
+    fig, ax = plt.subplots(figsize=(6.4, 4), dpi=100)
+    ax.plot([1, 2, 4, 8], [0.6, 0.85, 0.97, 1.0], label="best key shares a bucket with the query")
+    ax.plot([1, 2, 4, 8], [0.07, 0.14, 0.25, 0.41], label="fraction of keys compared")
+    ax.set(xlabel="hash rounds", ylabel="fraction")
+    ax.legend(loc="center right")
+    fig.tight_layout()
+    renderer = fig.canvas.get_renderer()
+    with variants.narrow_layout(fig):
+        legend = ax.get_legend()
+        assert legend.get_window_extent(renderer).y1 < ax.get_window_extent(renderer).y0
+    assert ax.get_legend()._loc == 7  # "center right", as drawn
+    plt.close(fig)

@@ -359,9 +359,10 @@ def _slanted_ticks(fig, undo: _Undo) -> bool:
 
 
 def _legends_below(fig, undo: _Undo) -> bool:
-    """Each legend of several columns that is wider than its panel, drawn again in one
-    column below the panel (a phone's column has no room beside it, and a taller legend
-    inside the panel would cover the data). Returns whether any was moved."""
+    """Each legend that sticks out of its panel's sides (wider than the panel, or beside
+    it), drawn again in one column below the panel: a phone's column has no room beside
+    it, and a taller legend inside the panel would cover the data. Returns whether any
+    was moved."""
     renderer = fig.canvas.get_renderer()
     moved = False
     for ax in fig.axes:
@@ -369,10 +370,8 @@ def _legends_below(fig, undo: _Undo) -> bool:
         if legend is None:
             continue
         below = getattr(legend, "_attnbook_below", False)
-        if not below and (
-            legend._ncols < 2
-            or legend.get_window_extent(renderer).width <= ax.get_window_extent(renderer).width
-        ):
+        box, panel = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
+        if not below and box.x0 >= panel.x0 - 1 and box.x1 <= panel.x1 + 1:
             continue
         original = getattr(legend, "_attnbook_original", legend)
         legend.set_visible(False)
@@ -412,9 +411,14 @@ def _fit(fig, tight: bool = True) -> None:
     if engine is not None and not isinstance(engine, PlaceHolderLayoutEngine):
         engine.execute(fig)  # constrained layout, or a tight layout kept on the figure
     elif tight:  # none, or what fig.tight_layout() leaves: a one-off tight layout
+        # a legend of the whole figure at its foot keeps its strip (tight_layout does not
+        # see the figure's own legends)
+        foot = [lg for lg in fig.legends if lg._loc in (3, 4, 8)]  # lower left/right/centre
+        renderer = fig.canvas.get_renderer()
+        bottom = max((lg.get_window_extent(renderer).height for lg in foot), default=0.0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "not compatible with tight_layout": drawn as is
-            fig.tight_layout(h_pad=1.0)
+            fig.tight_layout(h_pad=1.0, rect=(0, bottom / fig.bbox.height, 1, 1))
 
 
 def _refit(fig) -> None:
