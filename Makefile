@@ -1,6 +1,7 @@
 # The two commands: `make book` builds the site, `make test` checks everything.
 # `book` is also a folder name, so the targets must be phony (or make says "up to date").
-.PHONY: book test checks venv assets fonts lint unit site-test lab-test colab-test colab-env browser \
+.PHONY: book test checks venv assets fonts lint unit site-test screens-test lab-test colab-test \
+  colab-env browser \
   benchmark sync-colab strip clean translations
 
 PYTHON ?= python3
@@ -40,7 +41,7 @@ book: venv assets fonts
 
 # `make test` runs its stages side by side, three at a time: the build beside the lint, the
 # package tests and the chapters' run in the Colab stand-in (none needs a built site), then
-# the site's checks and the JupyterLab checks. Each stage's start and end go to $(TIMES), each
+# the site's checks (in two halves) and the JupyterLab checks. Each stage's start and end go to $(TIMES), each
 # test's time to $(DURATIONS); the 25 slowest tests are printed at the end.
 TIMES := _build/test-times.log
 DURATIONS := _build/test-durations
@@ -59,7 +60,7 @@ test:
 	@$(BIN)/python tests/slowest.py $(DURATIONS) 25
 	@$(BIN)/python benchmarks/test_times.py --log $(TIMES)
 
-checks: book lint unit site-test lab-test colab-test
+checks: book lint unit site-test screens-test lab-test colab-test
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: requirements.txt requirements-models.txt pyproject.toml
@@ -119,11 +120,19 @@ browser: | fonts
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium; }
 
-# The built site in Chromium and the generated notebooks' static checks; beside it, the
-# explorers' gallery and every generated chapter in JupyterLab.
+# The built site in Chromium and the generated notebooks' static checks, in two halves
+# (site-test, screens-test: every page's figures and screens, and the translator on its
+# pages); beside them, the explorers' gallery and every generated chapter in JupyterLab.
+SCREENS := tests/test_screens.py tests/test_translator_browser.py
 site-test: book browser
 	$(call stamp,start)
-	$(BIN)/pytest -q -m "build and not colab and not lab" tests -p no:cacheprovider
+	$(BIN)/pytest -q -m "build and not colab and not lab" tests -p no:cacheprovider \
+	  $(addprefix --ignore=,$(SCREENS))
+	$(call stamp,end)
+
+screens-test: book browser
+	$(call stamp,start)
+	$(BIN)/pytest -q -m "build and not colab and not lab" $(SCREENS) -p no:cacheprovider
 	$(call stamp,end)
 
 lab-test: book browser

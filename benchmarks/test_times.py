@@ -29,6 +29,7 @@ NAMES = {  # make's target -> what the stage does
     "unit": "unit: package, notebook sources, explorers and translator in Chromium",
     "_build/colab-env/.created": "colab-env: the Colab stand-in's venv",
     "site-test": "site-test: built pages in Chromium, the generated notebooks' checks",
+    "screens-test": "screens-test: every page's figures and screens, the translator's pages",
     "lab-test": "lab-test: the explorers' gallery and every chapter in JupyterLab",
     "colab-test": "colab-test: every chapter run in the Colab stand-in",
 }
@@ -96,7 +97,8 @@ def fresh(into: Path | None = None) -> int:
             "",
             "Stages side by side, three at a time (make -j3, one PyTorch thread each): the "
             "build beside lint, the package tests and the Colab stand-in (its install, then "
-            "every chapter run in it); then the site's checks beside the JupyterLab checks.",
+            "every chapter run in it); then the site's checks (in two halves) beside the "
+            "JupyterLab checks.",
             "",
             table(log),
         ]
