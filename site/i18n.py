@@ -718,12 +718,7 @@ def glue_cell(nb: dict, glued: dict) -> dict | None:
     drops them from the notebook it writes; a build that does not execute reads glued
     values from the notebook's outputs only, so they go back in, in one cell at the end.
     """
-    shown = {
-        out["metadata"]["scrapbook"]["name"]
-        for cell in nb["cells"]
-        for out in cell.get("outputs", [])
-        if "scrapbook" in out.get("metadata", {})
-    }
+    shown = {name for name, _ in glued_outputs(nb)}
     outputs = []
     for name, out in glued.items():
         if name in shown:
